@@ -1,0 +1,49 @@
+# Earshot: `make run` starts the app on the local engine, `make test` runs
+# every test. Both install what is missing first.
+
+GO      ?= go
+BIN     := bin/earshot
+PKGS    := ./...
+# Tests need no display, no sound card and no network beyond loopback.
+export CGO_ENABLED := 1
+
+.PHONY: all setup build run serve test vet lint fmt-check bench screenshots clean
+
+all: build
+
+setup:
+	@./scripts/setup
+
+build: setup
+	$(GO) build -o $(BIN) .
+
+run: build
+	./$(BIN)
+
+serve: build
+	./$(BIN) serve --addr 127.0.0.1:8080 --key "$${EARSHOT_KEY:-local-dev-key}"
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+	cd bench && $(GO) vet ./...
+
+lint: vet
+	$(GO) tool staticcheck $(PKGS)
+
+test: setup fmt-check lint
+	$(GO) test -race -count=1 -timeout 25m $(PKGS)
+	cd bench && $(GO) test -race -count=1 -timeout 10m ./...
+
+bench: setup
+	$(GO) test -run '^$$' -bench . -benchtime 3x $(PKGS)
+	cd bench && $(GO) run ./cmd/benchtables
+
+screenshots: setup
+	./scripts/screenshots
+
+clean:
+	rm -rf bin
