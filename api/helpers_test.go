@@ -1,0 +1,130 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recordedDir holds the recorded traffic of the hosted service, outside the
+// project; tests that need it skip when it is absent.
+const recordedDir = "../../shared/fixtures/recorded"
+
+// recorded returns the files of a recorded folder matching pattern, or
+// skips the test when the recordings are not on this machine.
+func recorded(t testing.TB, sub, pattern string) []string {
+	t.Helper()
+	dir := filepath.Join(recordedDir, sub)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("recorded fixtures not available: %v", err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no %s in %s", pattern, dir)
+	}
+	return files
+}
+
+// readRecorded reads every file matching pattern, or nothing when the
+// recordings are absent (for fuzz seeds, which must not skip).
+func readRecorded(sub, pattern string) [][]byte {
+	files, _ := filepath.Glob(filepath.Join(recordedDir, sub, pattern))
+	var out [][]byte
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// leakedGoroutines returns the stacks of live goroutines that run code of
+// package api or of the WebSocket library: after every stream is closed
+// there must be none.
+func leakedGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var leaked []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "earshot/api.(*socket)") || strings.Contains(g, "github.com/coder/websocket.") {
+			leaked = append(leaked, g)
+		}
+	}
+	return leaked
+}
+
+// checkNoLeak fails the test if goroutines of the stream machinery outlive
+// it. It runs at cleanup, after the test's own cleanups (registered later)
+// have closed streams and servers.
+func checkNoLeak(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			leaked := leakedGoroutines()
+			n := runtime.NumGoroutine()
+			if len(leaked) == 0 && n <= before {
+				return
+			}
+			if time.Now().After(deadline) {
+				if len(leaked) > 0 {
+					t.Errorf("%d goroutines leaked:\n%s", len(leaked), strings.Join(leaked, "\n\n"))
+				} else {
+					t.Errorf("%d goroutines before the test, %d after", before, n)
+				}
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func newDebugLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

@@ -1,0 +1,294 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// writeTimeout bounds a single frame write, so a dead peer cannot hold a
+// sender forever.
+const writeTimeout = 15 * time.Second
+
+// readLimit bounds a single message from the service.
+const readLimit = 4 << 20
+
+// frame is a message on the socket.
+type frame struct {
+	binary bool
+	data   []byte
+	// done, when not nil, receives the result of the write.
+	done chan error
+}
+
+// socket is a WebSocket connection with exactly one reader and one writer
+// goroutine, both owned by the socket: close stops and waits for them.
+// Received frames queue without bound, so the reader never blocks on a
+// slow consumer. Methods are safe for concurrent use.
+type socket struct {
+	conn *websocket.Conn
+
+	ctx    context.Context // lifetime of the goroutines
+	cancel context.CancelFunc
+
+	writes    chan frame
+	writeDone chan struct{}
+	readDone  chan struct{}
+
+	mu       sync.Mutex // guards queue, readErr, writeErr
+	queue    []frame
+	readErr  error // why reading ended; nil for a clean close
+	writeErr error // why writing ended
+	notify   chan struct{}
+
+	closeOnce sync.Once
+}
+
+// dial opens a socket to path with query q, authorizing the handshake.
+// A refused handshake becomes an *Error with the status and body the
+// server answered.
+func (c *Client) dial(ctx context.Context, path string, q url.Values) (*socket, string, error) {
+	u, err := c.endpoint.WebSocketURL(path, q)
+	if err != nil {
+		return nil, "", err
+	}
+	authz, err := c.authorization(ctx, authStream)
+	if err != nil {
+		return nil, "", err
+	}
+	h := http.Header{}
+	h.Set("Authorization", authz)
+	h.Set("User-Agent", c.userAgent)
+	conn, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPClient: c.hc, HTTPHeader: h})
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			var body []byte
+			if resp.Body != nil {
+				body, _ = io.ReadAll(io.LimitReader(resp.Body, 1024))
+			}
+			return nil, "", ParseError(resp.StatusCode, body, resp.Header.Get(HeaderRequestID))
+		}
+		return nil, "", fmt.Errorf("connect to %s: %w", u.Redacted(), err)
+	}
+	c.log.Debug("websocket open", "path", path, "request_id", resp.Header.Get(HeaderRequestID))
+	conn.SetReadLimit(readLimit)
+	return newSocket(conn), resp.Header.Get(HeaderRequestID), nil
+}
+
+func newSocket(conn *websocket.Conn) *socket {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &socket{
+		conn:      conn,
+		ctx:       ctx,
+		cancel:    cancel,
+		writes:    make(chan frame, 32),
+		writeDone: make(chan struct{}),
+		readDone:  make(chan struct{}),
+		notify:    make(chan struct{}, 1),
+	}
+	go s.readLoop()
+	go s.writeLoop()
+	return s
+}
+
+func (s *socket) readLoop() {
+	defer close(s.readDone)
+	for {
+		typ, data, err := s.conn.Read(s.ctx)
+		if err != nil {
+			s.mu.Lock()
+			s.readErr = closeError(err, s.ctx.Err() != nil)
+			s.mu.Unlock()
+			s.signal()
+			return
+		}
+		s.mu.Lock()
+		s.queue = append(s.queue, frame{binary: typ == websocket.MessageBinary, data: data})
+		s.mu.Unlock()
+		s.signal()
+	}
+}
+
+func (s *socket) signal() {
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (s *socket) writeLoop() {
+	defer close(s.writeDone)
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case f := <-s.writes:
+			typ := websocket.MessageText
+			if f.binary {
+				typ = websocket.MessageBinary
+			}
+			wctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
+			err := s.conn.Write(wctx, typ, f.data)
+			cancel()
+			if f.done != nil {
+				f.done <- err
+			}
+			if err != nil {
+				s.mu.Lock()
+				s.writeErr = err
+				s.mu.Unlock()
+				return
+			}
+		}
+	}
+}
+
+// send queues a frame for the writer. With wait it returns once the frame
+// is written; without, once it is queued.
+func (s *socket) send(ctx context.Context, binary bool, data []byte, wait bool) error {
+	f := frame{binary: binary, data: data}
+	if wait {
+		f.done = make(chan error, 1)
+	}
+	// Once the writer has stopped, the queue still has room but nobody
+	// takes from it: a frame queued then would be lost, or waited for
+	// forever.
+	select {
+	case <-s.writeDone:
+		return s.closedErr()
+	default:
+	}
+	select {
+	case s.writes <- f:
+	case <-s.writeDone:
+		return s.closedErr()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if !wait {
+		return nil
+	}
+	select {
+	case err := <-f.done:
+		return writeResult(err)
+	case <-s.writeDone:
+		// The writer may have written the frame just before it stopped.
+		select {
+		case err := <-f.done:
+			return writeResult(err)
+		default:
+			return s.closedErr()
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func writeResult(err error) error {
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	return nil
+}
+
+// closedErr explains why the socket no longer writes.
+func (s *socket) closedErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readErr != nil && !errors.Is(s.readErr, ErrClosed) {
+		return fmt.Errorf("%w: %w", ErrClosed, s.readErr)
+	}
+	if s.writeErr != nil && s.ctx.Err() == nil {
+		return fmt.Errorf("%w: %v", ErrClosed, s.writeErr)
+	}
+	return ErrClosed
+}
+
+// next returns the next received frame, io.EOF after a clean close, or
+// the error that ended the connection.
+func (s *socket) next(ctx context.Context) (frame, error) {
+	for {
+		s.mu.Lock()
+		if len(s.queue) > 0 {
+			f := s.queue[0]
+			s.queue[0] = frame{}
+			s.queue = s.queue[1:]
+			s.mu.Unlock()
+			return f, nil
+		}
+		select {
+		case <-s.readDone:
+			err := s.readErr
+			s.mu.Unlock()
+			if err == nil {
+				return frame{}, io.EOF
+			}
+			return frame{}, err
+		default:
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.notify:
+		case <-s.readDone:
+		case <-ctx.Done():
+			return frame{}, ctx.Err()
+		}
+	}
+}
+
+// close ends the connection at once and waits for both goroutines.
+func (s *socket) close() error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.conn.CloseNow()
+		<-s.readDone
+		<-s.writeDone
+	})
+	return nil
+}
+
+// closeReasonCode matches a code such as DATA-0000 at the start of a close
+// reason.
+var closeReasonCode = regexp.MustCompile(`^([A-Z]+-\d{4})\b[:\s]*`)
+
+// closeError turns the error that ended reading into what the caller
+// sees: nil for a normal close, an *Error for a close frame carrying a
+// reason, ErrClosed when we closed it ourselves.
+func closeError(err error, ours bool) error {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		switch ce.Code {
+		case websocket.StatusNormalClosure, websocket.StatusNoStatusRcvd, websocket.StatusGoingAway:
+			if ce.Reason == "" || ce.Code != websocket.StatusNormalClosure {
+				return nil
+			}
+			if !closeReasonCode.MatchString(ce.Reason) {
+				return nil
+			}
+		}
+		e := &Error{CloseCode: int(ce.Code), Message: ce.Reason}
+		if m := closeReasonCode.FindStringSubmatch(ce.Reason); m != nil {
+			e.Code = m[1]
+			e.Message = strings.TrimSpace(ce.Reason[len(m[0]):])
+		}
+		return e
+	}
+	if ours {
+		return ErrClosed
+	}
+	if errors.Is(err, io.EOF) {
+		// The peer vanished without a close frame. Keep io.EOF out of the
+		// chain: to callers of Next it means a normal end.
+		return fmt.Errorf("connection lost: %w (%v)", io.ErrUnexpectedEOF, err)
+	}
+	return fmt.Errorf("connection lost: %w", err)
+}
