@@ -1,0 +1,28 @@
+package audio
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDependencyFence keeps the audio layer at the bottom of the
+// architecture: no UI toolkit, no network, no other Earshot package.
+func TestDependencyFence(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case strings.HasPrefix(dep, "fyne.io/"),
+			dep == "net" || strings.HasPrefix(dep, "net/"),
+			strings.HasPrefix(dep, "github.com/earshot-app/earshot/") && dep != "github.com/earshot-app/earshot/audio":
+			t.Errorf("audio must not depend on %s", dep)
+		}
+	}
+}
