@@ -1,0 +1,457 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+// fakeService answers Info with whatever its answer function says, and
+// counts the calls. It is safe for concurrent use.
+type fakeService struct {
+	answer func(ctx context.Context, call int) (ServiceInfo, error)
+
+	mu    sync.Mutex
+	calls int
+}
+
+func (f *fakeService) Info(ctx context.Context) (ServiceInfo, error) {
+	f.mu.Lock()
+	f.calls++
+	n := f.calls
+	f.mu.Unlock()
+	return f.answer(ctx, n)
+}
+
+func (f *fakeService) callCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+// answers returns an answer function that gives the n-th answer to the
+// n-th call and the last one to every call after.
+func answers(infos ...result) func(context.Context, int) (ServiceInfo, error) {
+	return func(_ context.Context, call int) (ServiceInfo, error) {
+		r := infos[min(call, len(infos))-1]
+		return r.info, r.err
+	}
+}
+
+type result struct {
+	info ServiceInfo
+	err  error
+}
+
+// recordingApp is a test app that remembers what the UI asked of it.
+type recordingApp struct {
+	fyne.App
+
+	mu    sync.Mutex
+	icon  fyne.Resource
+	quits int
+}
+
+func (r *recordingApp) SetIcon(res fyne.Resource) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.icon = res
+}
+
+func (r *recordingApp) Quit() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.quits++
+}
+
+var localEngine = ServiceInfo{
+	Backend: "Local engine",
+	URL:     "http://127.0.0.1:40123",
+	Models: []ModelInfo{
+		{Name: "nova-3", Kind: "speech-to-text", Engine: "pocketsphinx 5prealpha (en-us)", Languages: []string{"en-US", "en"}, Batch: true, Streaming: true},
+		{Name: "aura-2-thalia-en", Kind: "text-to-speech", Engine: "flite 2.2 (kal16)", Languages: []string{"en"}, Batch: true},
+	},
+}
+
+var clockTime = time.Date(2026, 3, 4, 15, 4, 5, 0, time.Local)
+
+// harness is an App under Fyne's test driver, with a channel that receives
+// once per answer put on screen.
+type harness struct {
+	*App
+	fyneApp *recordingApp
+	shown   chan struct{}
+	readies chan error
+
+	closeOnce sync.Once
+}
+
+func newHarness(t *testing.T, svc Service, opts Options) *harness {
+	t.Helper()
+	h := &harness{
+		fyneApp: &recordingApp{App: test.NewTempApp(t)},
+		shown:   make(chan struct{}, 16),
+		readies: make(chan error, 16),
+	}
+	opts.onShown = func() { h.shown <- struct{}{} }
+	opts.OnReady = func(err error) { h.readies <- err }
+	opts.now = func() time.Time { return clockTime }
+	h.App = New(h.fyneApp, svc, opts)
+	t.Cleanup(func() {
+		h.closeWindow()
+		h.stop()
+	})
+	return h
+}
+
+// closeWindow closes the window once; Fyne's test driver cannot close a
+// window twice.
+func (h *harness) closeWindow() {
+	h.closeOnce.Do(h.window.Close)
+}
+
+// waitShown waits until the next answer is on screen.
+func (h *harness) waitShown(t *testing.T) {
+	t.Helper()
+	select {
+	case <-h.shown:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no answer was shown within 5s")
+	}
+}
+
+// screen renders the window as Fyne's markup: every visible object,
+// with the text a person would read.
+func (h *harness) screen() string {
+	return test.RenderToMarkup(h.window.Canvas())
+}
+
+// assertShows fails unless every text is visible in the window.
+func (h *harness) assertShows(t *testing.T, texts ...string) {
+	t.Helper()
+	screen := h.screen()
+	for _, s := range texts {
+		if !strings.Contains(screen, ">"+s+"<") {
+			t.Errorf("window does not show %q", s)
+		}
+	}
+	if t.Failed() {
+		t.Logf("window:\n%s", screen)
+	}
+}
+
+// assertHides fails if any text is visible in the window.
+func (h *harness) assertHides(t *testing.T, texts ...string) {
+	t.Helper()
+	screen := h.screen()
+	for _, s := range texts {
+		if strings.Contains(screen, s) {
+			t.Errorf("window shows %q", s)
+		}
+	}
+}
+
+// press types a shortcut into the window the way Fyne's desktop driver
+// does: the window's menu gets it first, then the canvas.
+func press(w fyne.Window, sc fyne.Shortcut) {
+	if menu := w.MainMenu(); menu != nil {
+		for _, m := range menu.Items {
+			if triggerMenu(m, sc) {
+				return
+			}
+		}
+	}
+	if c, ok := w.Canvas().(fyne.Shortcutable); ok {
+		c.TypedShortcut(sc)
+	}
+}
+
+func triggerMenu(m *fyne.Menu, sc fyne.Shortcut) bool {
+	for _, it := range m.Items {
+		if it.Shortcut != nil && it.Shortcut.ShortcutName() == sc.ShortcutName() && it.Action != nil {
+			it.Action()
+			return true
+		}
+		if it.ChildMenu != nil && triggerMenu(it.ChildMenu, sc) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWindow(t *testing.T) {
+	h := newHarness(t, &fakeService{answer: answers(result{info: localEngine})}, Options{})
+	h.waitShown(t)
+
+	if got := h.window.Title(); got != "Earshot" {
+		t.Errorf("title = %q, want Earshot", got)
+	}
+	if h.fyneApp.icon == nil || h.fyneApp.icon.Name() != "earshot.png" || len(h.fyneApp.icon.Content()) == 0 {
+		t.Errorf("app icon = %v, want the earshot.png resource", h.fyneApp.icon)
+	}
+	if got := h.window.Canvas().Size(); got.Width < 800 || got.Height < 600 {
+		t.Errorf("window size = %v, want at least 800x600", got)
+	}
+	h.assertShows(t, "Earshot", "Service")
+}
+
+func TestShowsServiceAndModels(t *testing.T) {
+	svc := &fakeService{answer: answers(result{info: localEngine})}
+	h := newHarness(t, svc, Options{})
+	h.waitShown(t)
+
+	h.assertShows(t,
+		"Connected to Local engine",
+		"Local engine",
+		"http://127.0.0.1:40123",
+		"Models (2)",
+		"Name", "Kind", "Engine", "Languages", "Batch", "Streaming",
+		"nova-3", "speech-to-text", "pocketsphinx 5prealpha (en-us)", "en-US, en",
+		"aura-2-thalia-en", "text-to-speech", "flite 2.2 (kal16)",
+		"Up to date as of 15:04:05.",
+	)
+	if got := h.service.rowText(1); got != "aura-2-thalia-en|text-to-speech|flite 2.2 (kal16)|en|Yes|No" {
+		t.Errorf("second row = %q", got)
+	}
+	select {
+	case err := <-h.readies:
+		if err != nil {
+			t.Errorf("OnReady(%v), want nil", err)
+		}
+	default:
+		t.Error("OnReady was not called")
+	}
+	if svc.callCount() != 1 {
+		t.Errorf("Info called %d times, want 1", svc.callCount())
+	}
+}
+
+// rowText reads back, through the table's own callbacks, what the cells
+// of one row show.
+func (s *serviceTab) rowText(row int) string {
+	var cells []string
+	for col := range modelColumns {
+		cell := s.table.CreateCell()
+		s.table.UpdateCell(widget.TableCellID{Row: row, Col: col}, cell)
+		cells = append(cells, cell.(*widget.Label).Text)
+	}
+	return strings.Join(cells, "|")
+}
+
+func TestEmptyModelList(t *testing.T) {
+	h := newHarness(t, &fakeService{answer: answers(result{info: ServiceInfo{Backend: "Hosted service", URL: "https://example.invalid"}})}, Options{})
+	h.waitShown(t)
+	h.assertShows(t, "Models (0)", "The service lists no models.", "Connected to Hosted service")
+}
+
+func TestLoadingWhileQueryRuns(t *testing.T) {
+	release := make(chan struct{})
+	svc := &fakeService{answer: func(ctx context.Context, _ int) (ServiceInfo, error) {
+		select {
+		case <-release:
+			return localEngine, nil
+		case <-ctx.Done():
+			return ServiceInfo{}, ctx.Err()
+		}
+	}}
+	h := newHarness(t, svc, Options{})
+
+	// The query is under way: New started it.
+	if !h.service.refresh.Disabled() {
+		t.Error("Refresh is enabled while loading")
+	}
+	if !h.service.activity.Visible() {
+		t.Error("no activity indicator while loading")
+	}
+	h.assertShows(t, "Asking the service for its models…", "Connecting…")
+	h.assertHides(t, "nova-3")
+
+	close(release)
+	h.waitShown(t)
+	if h.service.refresh.Disabled() {
+		t.Error("Refresh stays disabled after the answer")
+	}
+	if h.service.activity.Visible() {
+		t.Error("activity indicator stays after the answer")
+	}
+	h.assertShows(t, "nova-3")
+	h.assertHides(t, "Asking the service", "Connecting…")
+}
+
+func TestErrorsInPlainWords(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"deadline", fmt.Errorf("list models: %w", context.DeadlineExceeded), "The service did not answer in time."},
+		{"status", fmt.Errorf("list models: %w", statusError(401)), "The service did not accept the API key (HTTP 401 Unauthorized)."},
+		{"other", errors.New("unexpected end of JSON input"), "Something went wrong: Unexpected end of JSON input."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, &fakeService{answer: answers(result{err: tt.err})}, Options{})
+			h.waitShown(t)
+			h.assertShows(t, tt.want, "Not connected")
+			h.assertHides(t, "list models:")
+			if err := <-h.readies; !errors.Is(err, tt.err) {
+				t.Errorf("OnReady(%v), want %v", err, tt.err)
+			}
+			if h.service.refresh.Disabled() {
+				t.Error("Refresh disabled after an error; the user cannot retry")
+			}
+		})
+	}
+}
+
+func TestQueryTimeout(t *testing.T) {
+	svc := &fakeService{answer: func(ctx context.Context, _ int) (ServiceInfo, error) {
+		<-ctx.Done()
+		return ServiceInfo{}, ctx.Err()
+	}}
+	h := newHarness(t, svc, Options{QueryTimeout: 20 * time.Millisecond})
+	h.waitShown(t)
+	h.assertShows(t, "The service did not answer in time.")
+}
+
+func TestRefreshRequeries(t *testing.T) {
+	second := ServiceInfo{Backend: "Local engine", URL: "http://127.0.0.1:40123", Models: []ModelInfo{
+		{Name: "flux-general-en", Kind: "speech-to-text", Engine: "pocketsphinx 5prealpha (en-us)", Languages: []string{"en"}, Streaming: true},
+	}}
+	svc := &fakeService{answer: answers(result{info: localEngine}, result{info: second})}
+	h := newHarness(t, svc, Options{})
+	h.waitShown(t)
+	h.assertShows(t, "nova-3", "Models (2)")
+
+	test.Tap(h.service.refresh)
+	h.waitShown(t)
+	if got := svc.callCount(); got != 2 {
+		t.Errorf("Info called %d times, want 2", got)
+	}
+	h.assertShows(t, "flux-general-en", "Models (1)")
+	h.assertHides(t, "nova-3", "aura-2-thalia-en")
+	if len(h.readies) != 1 {
+		t.Errorf("OnReady called %d times, want once", len(h.readies))
+	}
+}
+
+func TestFailedRefreshKeepsModels(t *testing.T) {
+	svc := &fakeService{answer: answers(result{info: localEngine}, result{err: statusError(503)})}
+	h := newHarness(t, svc, Options{})
+	h.waitShown(t)
+
+	test.Tap(h.service.refresh)
+	h.waitShown(t)
+	h.assertShows(t, "nova-3", "Connected to Local engine",
+		"The service ran into a problem of its own (HTTP 503 Service Unavailable).")
+}
+
+func TestShortcuts(t *testing.T) {
+	svc := &fakeService{answer: answers(result{info: localEngine})}
+	h := newHarness(t, svc, Options{})
+	h.waitShown(t)
+
+	ctrl := func(k fyne.KeyName) fyne.Shortcut {
+		// Ctrl on Linux and Windows, Cmd on macOS, as the driver reports it.
+		return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
+	}
+	t.Run("Ctrl+R refreshes", func(t *testing.T) {
+		press(h.window, ctrl(fyne.KeyR))
+		h.waitShown(t)
+		if got := svc.callCount(); got != 2 {
+			t.Errorf("Info called %d times after Ctrl+R, want 2", got)
+		}
+	})
+	t.Run("Ctrl+Q quits", func(t *testing.T) {
+		press(h.window, ctrl(fyne.KeyQ))
+		h.fyneApp.mu.Lock()
+		defer h.fyneApp.mu.Unlock()
+		if h.fyneApp.quits != 1 {
+			t.Errorf("app quit %d times after Ctrl+Q, want 1", h.fyneApp.quits)
+		}
+	})
+}
+
+func TestRefreshWhileLoadingIsIgnored(t *testing.T) {
+	release := make(chan struct{})
+	svc := &fakeService{answer: func(ctx context.Context, _ int) (ServiceInfo, error) {
+		select {
+		case <-release:
+			return localEngine, nil
+		case <-ctx.Done():
+			return ServiceInfo{}, ctx.Err()
+		}
+	}}
+	h := newHarness(t, svc, Options{})
+	press(h.window, refreshShortcut)
+	h.service.onRefresh()
+	close(release)
+	h.waitShown(t)
+	if got := svc.callCount(); got != 1 {
+		t.Errorf("Info called %d times, want 1: a refresh during a query must not start another", got)
+	}
+}
+
+func TestCloseCancelsQuery(t *testing.T) {
+	returned := make(chan error, 1)
+	svc := &fakeService{answer: func(ctx context.Context, _ int) (ServiceInfo, error) {
+		<-ctx.Done()
+		returned <- ctx.Err()
+		return ServiceInfo{}, ctx.Err()
+	}}
+	h := newHarness(t, svc, Options{QueryTimeout: time.Hour})
+
+	h.closeWindow()
+	done := make(chan struct{})
+	go func() {
+		h.stop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("stop did not return after the window closed")
+	}
+	if err := <-returned; !errors.Is(err, context.Canceled) {
+		t.Errorf("query ended with %v, want context.Canceled", err)
+	}
+	if len(h.shown) != 0 || len(h.readies) != 0 {
+		t.Error("an answer was shown after the window closed")
+	}
+	if h.goAsync(func(context.Context) { t.Error("work ran after stop") }) {
+		t.Error("goAsync accepted work after stop")
+	}
+}
+
+func TestSelectTab(t *testing.T) {
+	h := newHarness(t, &fakeService{answer: answers(result{info: localEngine})}, Options{})
+	h.waitShown(t)
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"Service", true},
+		{"service", true},
+		{"captions", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := h.SelectTab(tt.name); got != tt.want {
+				t.Errorf("SelectTab(%q) = %v, want %v", tt.name, got, tt.want)
+			}
+			if tt.want && !strings.EqualFold(h.tabs.Selected().Text, tt.name) {
+				t.Errorf("selected tab = %q, want %q", h.tabs.Selected().Text, tt.name)
+			}
+		})
+	}
+}

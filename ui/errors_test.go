@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// statusError is an error that carries an HTTP status, as the api
+// package's errors do.
+type statusError int
+
+func (e statusError) Error() string   { return fmt.Sprintf("%d %s", int(e), http.StatusText(int(e))) }
+func (e statusError) StatusCode() int { return int(e) }
+
+// timeoutError is a net.Error that timed out.
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+// refusedAddress returns a loopback address where nothing listens: one
+// that was just listened on and closed.
+func refusedAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+func TestPlainError(t *testing.T) {
+	addr := refusedAddress(t)
+	_, httpErr := http.Get("http://" + addr + "/v1/models?secret=hunter2")
+	if httpErr == nil {
+		t.Fatalf("GET %s succeeded; expected connection refused", addr)
+	}
+	var d net.Dialer
+	_, dialErr := d.DialContext(context.Background(), "tcp", addr)
+	if dialErr == nil {
+		t.Fatalf("dial %s succeeded; expected connection refused", addr)
+	}
+
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"nil", nil, ""},
+		{"deadline", context.DeadlineExceeded, "The service did not answer in time."},
+		{"wrapped deadline", fmt.Errorf("list models: %w", context.DeadlineExceeded), "The service did not answer in time."},
+		{"net timeout", &url.Error{Op: "Get", URL: "http://h/", Err: timeoutError{}}, "The service did not answer in time."},
+		{"cancelled", fmt.Errorf("list models: %w", context.Canceled), "The request was cancelled."},
+		{"refused over HTTP", fmt.Errorf("list models: %w", httpErr), "Cannot reach the service at http://" + addr + ". Nothing is listening there."},
+		{"refused dial", dialErr, "Cannot reach the service at " + addr + ". Nothing is listening there."},
+		{"refused, no address", fmt.Errorf("connect: %w", syscall.ECONNREFUSED), "Cannot reach the service. Nothing is listening at its address."},
+		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), "The connection to the service was cut off."},
+		{"unreachable", &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 443}, Err: syscall.ENETUNREACH}, "Cannot reach the service at 192.0.2.1:443. The network is unreachable."},
+		{"dns", &net.DNSError{Err: "no such host", Name: "api.example.invalid", IsNotFound: true}, `Cannot find the service's host "api.example.invalid". Check the address and the network.`},
+		{"401", fmt.Errorf("list models: %w", statusError(401)), "The service did not accept the API key (HTTP 401 Unauthorized)."},
+		{"403", statusError(403), "The service did not accept the API key (HTTP 403 Forbidden)."},
+		{"404", statusError(404), "The service does not offer this (HTTP 404 Not Found)."},
+		{"429", statusError(429), "The service is busy; try again in a moment (HTTP 429 Too Many Requests)."},
+		{"500", statusError(500), "The service ran into a problem of its own (HTTP 500 Internal Server Error)."},
+		{"400", statusError(400), "The service refused the request (HTTP 400 Bad Request)."},
+		{"unknown status", statusError(499), "The service refused the request (HTTP 499)."},
+		{"status zero falls through", statusError(0), "Something went wrong: 0."},
+		{"other", errors.New("unexpected end of JSON input"), "Something went wrong: Unexpected end of JSON input."},
+		{"other, punctuated", errors.New("stream closed!"), "Something went wrong: Stream closed!"},
+		{"empty message", errors.New(""), "Something went wrong: No details were given."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := plainError(tt.err); got != tt.want {
+				t.Errorf("plainError(%v)\n got %q\nwant %q", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPlainErrorHidesURLSecrets checks that only the scheme and host of a
+// failed request's URL are shown: a query string may carry a token.
+func TestPlainErrorHidesURLSecrets(t *testing.T) {
+	err := &url.Error{Op: "Get", URL: "http://127.0.0.1:1/v1/models?token=hunter2", Err: syscall.ECONNREFUSED}
+	got := plainError(err)
+	if strings.Contains(got, "hunter2") || strings.Contains(got, "/v1/models") {
+		t.Errorf("plainError shows the URL's path or query: %q", got)
+	}
+	if !strings.Contains(got, "http://127.0.0.1:1") {
+		t.Errorf("plainError does not name the address: %q", got)
+	}
+}

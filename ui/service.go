@@ -1,0 +1,261 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Service is what the UI needs to know about the speech service it talks
+// to. The app's lower layers implement it for the hosted service and for
+// the local engine; the UI depends only on this.
+type Service interface {
+	// Info describes the service: who serves it, where, and its models.
+	// It must return when ctx is done.
+	Info(ctx context.Context) (ServiceInfo, error)
+}
+
+// ServiceInfo describes the service the app is connected to.
+type ServiceInfo struct {
+	// Backend names who serves the requests, e.g. "Local engine" or
+	// "Hosted service".
+	Backend string
+	// URL is the base address requests go to. It must not carry a key.
+	URL string
+	// Models lists the models the service offers, in the order to show them.
+	Models []ModelInfo
+}
+
+// ModelInfo describes one model the service offers.
+type ModelInfo struct {
+	// Name is the model's name as requests give it, e.g. "nova-3".
+	Name string
+	// Kind is "speech-to-text" or "text-to-speech".
+	Kind string
+	// Engine names the real engine behind the model, e.g.
+	// "pocketsphinx 5prealpha (en-us)", so a user sees what answers them.
+	Engine string
+	// Languages lists the language tags the model understands or speaks.
+	Languages []string
+	// Batch and Streaming say whether the model serves whole files (REST)
+	// and live streams (WebSocket).
+	Batch, Streaming bool
+}
+
+// modelColumns are the columns of the models table and their widths.
+var modelColumns = []struct {
+	title string
+	width float32
+}{
+	{"Name", 210},
+	{"Kind", 140},
+	{"Engine", 320},
+	{"Languages", 190},
+	{"Batch", 70},
+	{"Streaming", 90},
+}
+
+// cell returns the text of one column of m.
+func (m ModelInfo) cell(col int) string {
+	switch col {
+	case 0:
+		return m.Name
+	case 1:
+		return m.Kind
+	case 2:
+		return orDash(m.Engine)
+	case 3:
+		return orDash(strings.Join(m.Languages, ", "))
+	case 4:
+		return yesNo(m.Batch)
+	case 5:
+		return yesNo(m.Streaming)
+	}
+	return ""
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "Yes"
+	}
+	return "No"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// serviceTab shows which service the app is connected to and its models.
+//
+// Its fields are touched only on the UI goroutine: widget callbacks run
+// there, and background results arrive through App.onUI.
+type serviceTab struct {
+	app *App
+
+	backend   *widget.Label
+	url       *widget.Label
+	models    *widget.Label // heading of the table, with the count
+	table     *widget.Table
+	empty     *widget.Label
+	refresh   *widget.Button
+	activity  *widget.Activity
+	status    *widget.Label
+	statusBar *fyne.Container // activity and status; laid out again when activity shows or hides
+
+	rows    []ModelInfo // the rows of table
+	loading bool        // an Info query is under way
+	loaded  bool        // some ServiceInfo has been shown
+}
+
+// newServiceTab builds the Service tab. The App keeps the serviceTab too,
+// because its shortcuts refresh it.
+func newServiceTab(a *App) (*serviceTab, *container.TabItem) {
+	s := &serviceTab{app: a}
+	return s, container.NewTabItemWithIcon("Service", theme.ComputerIcon(), s.buildUI())
+}
+
+// buildUI creates the tab's widgets and lays them out.
+func (s *serviceTab) buildUI() fyne.CanvasObject {
+	s.backend = widget.NewLabel("—")
+	s.url = widget.NewLabel("—")
+	s.url.Truncation = fyne.TextTruncateEllipsis
+	s.models = widget.NewLabelWithStyle("Models", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.models.SizeName = theme.SizeNameSubHeadingText
+
+	s.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(s.rows), len(modelColumns) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			if id.Row < len(s.rows) {
+				o.(*widget.Label).SetText(s.rows[id.Row].cell(id.Col))
+			}
+		},
+	)
+	s.table.ShowHeaderColumn = false
+	s.table.CreateHeader = func() fyne.CanvasObject {
+		return widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	s.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 && id.Col < len(modelColumns) {
+			o.(*widget.Label).SetText(modelColumns[id.Col].title)
+		}
+	}
+	for i, c := range modelColumns {
+		s.table.SetColumnWidth(i, c.width)
+	}
+	s.empty = widget.NewLabel("The service lists no models.")
+	s.empty.Alignment = fyne.TextAlignCenter
+	s.empty.Hide()
+
+	s.refresh = widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), s.onRefresh)
+	s.activity = widget.NewActivity()
+	s.activity.Hide()
+	s.status = widget.NewLabel("")
+	s.status.Wrapping = fyne.TextWrapWord
+
+	heading := widget.NewLabelWithStyle("Service", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	heading.SizeName = theme.SizeNameSubHeadingText
+	facts := container.New(layout.NewFormLayout(),
+		widget.NewLabelWithStyle("Backend", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}), s.backend,
+		widget.NewLabelWithStyle("Address", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}), s.url,
+	)
+	top := container.NewVBox(
+		container.NewHBox(heading, layout.NewSpacer(), s.refresh),
+		facts,
+		widget.NewSeparator(),
+		s.models,
+	)
+	s.statusBar = container.NewBorder(nil, nil, s.activity, nil, s.status)
+	bottom := container.NewVBox(widget.NewSeparator(), s.statusBar)
+	return container.NewBorder(top, bottom, nil, nil, container.NewStack(s.table, s.empty))
+}
+
+// onRefresh asks the service for its description, unless a query is
+// already under way. The query runs off the UI goroutine, bounded by
+// Options.QueryTimeout, and its answer comes back through show.
+func (s *serviceTab) onRefresh() {
+	if s.loading {
+		return
+	}
+	// The loading state is set before the query starts, so the answer
+	// can never arrive before it.
+	s.setLoading(true)
+	started := s.app.goAsync(func(ctx context.Context) {
+		qctx, cancel := context.WithTimeout(ctx, s.app.opts.queryTimeout())
+		info, err := s.app.svc.Info(qctx)
+		cancel()
+		if ctx.Err() != nil {
+			return // the window is gone; nobody is looking
+		}
+		s.app.onUI(func() { s.show(info, err) })
+	})
+	if !started {
+		s.setLoading(false)
+	}
+}
+
+func (s *serviceTab) setLoading(on bool) {
+	s.loading = on
+	if on {
+		s.refresh.Disable()
+		s.activity.Show()
+		s.activity.Start()
+		s.status.Importance = widget.MediumImportance
+		s.status.SetText("Asking the service for its models…")
+		if !s.loaded {
+			s.app.header.setConnecting()
+		}
+	} else {
+		s.activity.Stop()
+		s.activity.Hide()
+		s.refresh.Enable()
+	}
+	s.statusBar.Refresh()
+}
+
+// show puts the answer of one Info query on screen. On error, what was
+// shown before stays, and the status line says in plain words what failed.
+func (s *serviceTab) show(info ServiceInfo, err error) {
+	s.setLoading(false)
+	if err != nil {
+		s.app.log.Warn("service info", "err", err)
+		s.status.Importance = widget.DangerImportance
+		s.status.SetText(plainError(err))
+		if !s.loaded {
+			s.app.header.setUnreachable()
+		}
+		s.app.shown(err)
+		return
+	}
+
+	s.loaded = true
+	s.rows = slices.Clone(info.Models)
+	s.backend.SetText(orDash(info.Backend))
+	s.url.SetText(orDash(info.URL))
+	s.models.SetText(fmt.Sprintf("Models (%d)", len(s.rows)))
+	if len(s.rows) == 0 {
+		s.empty.Show()
+	} else {
+		s.empty.Hide()
+	}
+	s.table.Refresh()
+	s.table.ScrollToTop()
+	s.status.Importance = widget.MediumImportance
+	s.status.SetText(fmt.Sprintf("Up to date as of %s.", s.app.now().Format("15:04:05")))
+	s.app.header.setConnected(info)
+	s.app.shown(nil)
+}
