@@ -20,6 +20,9 @@ type STTModel struct {
 	Batch           bool     `json:"batch"`
 	Streaming       bool     `json:"streaming"`
 	FormattedOutput bool     `json:"formatted_output"`
+	// Engine names the real engine behind the model. Earshot's local
+	// engine sets it; the hosted service does not send it.
+	Engine string `json:"engine,omitempty"`
 }
 
 // TTSModel is a text-to-speech voice listed by GET /v1/models.
@@ -31,6 +34,8 @@ type TTSModel struct {
 	Version       string           `json:"version"`
 	UUID          string           `json:"uuid"`
 	Metadata      *TTSModelDetails `json:"metadata,omitempty"`
+	// Engine names the real synthesiser behind the voice (local engine only).
+	Engine string `json:"engine,omitempty"`
 }
 
 // TTSModelDetails describes a voice.

@@ -6,19 +6,8 @@ import "github.com/earshot-app/earshot/api"
 // UtteranceOptions.Split is zero (the service's utt_split default).
 const DefaultUttSplit = 0.8
 
-// Utterance is one entry of results.utterances, field for field in the
-// service's wire shape (start, end, confidence, channel, transcript, words,
-// speaker, id). It lives here because package api has no utterance type yet.
-type Utterance struct {
-	Start      float64    `json:"start"`
-	End        float64    `json:"end"`
-	Confidence float64    `json:"confidence"`
-	Channel    int        `json:"channel"`
-	Transcript string     `json:"transcript"`
-	Words      []api.Word `json:"words"`
-	Speaker    *int       `json:"speaker,omitempty"`
-	ID         string     `json:"id"`
-}
+// Utterance is one entry of results.utterances.
+type Utterance = api.Utterance
 
 // UtteranceOptions tunes Utterances.
 type UtteranceOptions struct {
