@@ -173,6 +173,10 @@ func (a *App) ShowAndRun() {
 	a.stop()
 }
 
+// Quit asks the app to quit, as Ctrl+Q does. It is safe to call from any
+// goroutine (main calls it on an interrupt signal).
+func (a *App) Quit() { fyne.Do(a.app.Quit) }
+
 // stop cancels the App's background work and waits for it to finish.
 func (a *App) stop() {
 	a.cancel()

@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/earshot-app/earshot/sessions"
 )
 
 // Service is what the UI needs to know about the speech service it talks
@@ -23,31 +25,10 @@ type Service interface {
 }
 
 // ServiceInfo describes the service the app is connected to.
-type ServiceInfo struct {
-	// Backend names who serves the requests, e.g. "Local engine" or
-	// "Hosted service".
-	Backend string
-	// URL is the base address requests go to. It must not carry a key.
-	URL string
-	// Models lists the models the service offers, in the order to show them.
-	Models []ModelInfo
-}
+type ServiceInfo = sessions.ServiceInfo
 
 // ModelInfo describes one model the service offers.
-type ModelInfo struct {
-	// Name is the model's name as requests give it, e.g. "nova-3".
-	Name string
-	// Kind is "speech-to-text" or "text-to-speech".
-	Kind string
-	// Engine names the real engine behind the model, e.g.
-	// "pocketsphinx 5prealpha (en-us)", so a user sees what answers them.
-	Engine string
-	// Languages lists the language tags the model understands or speaks.
-	Languages []string
-	// Batch and Streaming say whether the model serves whole files (REST)
-	// and live streams (WebSocket).
-	Batch, Streaming bool
-}
+type ModelInfo = sessions.ModelInfo
 
 // modelColumns are the columns of the models table and their widths.
 var modelColumns = []struct {
@@ -62,8 +43,8 @@ var modelColumns = []struct {
 	{"Streaming", 90},
 }
 
-// cell returns the text of one column of m.
-func (m ModelInfo) cell(col int) string {
+// modelCell returns the text of one column of m.
+func modelCell(m ModelInfo, col int) string {
 	switch col {
 	case 0:
 		return m.Name
@@ -141,7 +122,7 @@ func (s *serviceTab) buildUI() fyne.CanvasObject {
 		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			if id.Row < len(s.rows) {
-				o.(*widget.Label).SetText(s.rows[id.Row].cell(id.Col))
+				o.(*widget.Label).SetText(modelCell(s.rows[id.Row], id.Col))
 			}
 		},
 	)

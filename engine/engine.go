@@ -1,0 +1,310 @@
+// Package engine is Earshot's local engine: an offline implementation of
+// the speech and text intelligence interface, served as an http.Handler on
+// the same paths, with the same messages, errors and limits as the hosted
+// service, so that every client (Earshot's own, the service's SDKs) can use
+// it by changing only the host.
+//
+// Behind the interface are real engines, and the engine says which: speech
+// recognition by pocketsphinx (package engine/sphinx), speaker clustering
+// (engine/diarize), rule-based formatting and entities (engine/format,
+// engine/entity). What the engine does not offer yet it refuses with a
+// plain message rather than pretending.
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/earshot-app/earshot/api"
+)
+
+// Defaults of the engine's limits.
+const (
+	DefaultMaxConnections = 8
+	// DefaultIdleTimeout is how long a /v1/listen stream may go without
+	// audio or a text message before the engine closes it.
+	DefaultIdleTimeout = 10 * time.Second
+)
+
+// Config configures an Engine.
+type Config struct {
+	// Key is the API key the engine accepts (Authorization: Token KEY).
+	Key api.Secret
+	// Region makes the engine behave as a regional host: /v1/projects
+	// answers 404, the voice agent is served on the main host, and whisper
+	// models are refused. The zero value behaves as the global host.
+	Region api.Region
+	// MaxConnections is the concurrency allowance; diarization takes more
+	// of it. 0 means DefaultMaxConnections.
+	MaxConnections int
+	// LoopbackOnly refuses requests whose Host header is not a loopback
+	// name or address. A server bound to loopback sets it to defeat DNS
+	// rebinding: a web page cannot reach the engine through a name that
+	// resolves to 127.0.0.1.
+	LoopbackOnly bool
+	// IdleTimeout overrides DefaultIdleTimeout (tests only).
+	IdleTimeout time.Duration
+	// Recognizer configures speech recognition.
+	Recognizer RecognizerConfig
+	// Logger receives the engine's records; nil discards them. Keys and
+	// tokens are never logged.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Engine serves the interface. Its handlers are safe for concurrent use.
+// Close releases the recognizers and waits for open streams to end.
+type Engine struct {
+	cfg   Config
+	log   *slog.Logger
+	now   func() time.Time
+	auth  *authenticator
+	limit *limiter
+	asr   *recognizer
+
+	// ctx is cancelled by Close; every stream's context derives from it.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	streams sync.WaitGroup
+
+	closeOnce sync.Once
+}
+
+// New checks cfg, loads the recognizer and returns an engine.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Key == "" {
+		return nil, errors.New("engine: an API key is required")
+	}
+	if cfg.MaxConnections == 0 {
+		cfg.MaxConnections = DefaultMaxConnections
+	}
+	if cfg.MaxConnections < 1 {
+		return nil, fmt.Errorf("engine: max connections must be at least 1, not %d", cfg.MaxConnections)
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	signing := make([]byte, 32)
+	if _, err := rand.Read(signing); err != nil {
+		return nil, fmt.Errorf("engine: signing key: %w", err)
+	}
+	asr, err := newRecognizer(cfg.Recognizer, cfg.MaxConnections)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Engine{
+		cfg:    cfg,
+		log:    log,
+		now:    cfg.Now,
+		auth:   newAuthenticator(cfg.Key, signing, cfg.Now),
+		limit:  newLimiter(cfg.MaxConnections),
+		asr:    asr,
+		ctx:    ctx,
+		cancel: cancel,
+	}, nil
+}
+
+// Close ends open streams, waits for them and frees the recognizers.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(func() {
+		e.cancel()
+		e.streams.Wait()
+		e.asr.close()
+	})
+	return nil
+}
+
+// host is which listener a handler serves.
+type host int
+
+const (
+	mainHost  host = iota // REST and the speech WebSockets
+	agentHost             // the voice agent (global only)
+)
+
+// Handler returns the handler of the main host.
+func (e *Engine) Handler() http.Handler { return e.handlerFor(mainHost) }
+
+// AgentHandler returns the handler of the voice-agent host. In a region
+// there is no agent host: it answers 404 to everything.
+func (e *Engine) AgentHandler() http.Handler { return e.handlerFor(agentHost) }
+
+type ctxKey int
+
+const (
+	keyRequestID ctxKey = iota
+	keyCredential
+)
+
+func requestID(ctx context.Context) string {
+	s, _ := ctx.Value(keyRequestID).(string)
+	return s
+}
+
+func credentialFrom(ctx context.Context) credential {
+	c, _ := ctx.Value(keyCredential).(credential)
+	return c
+}
+
+// route is one path of the interface on this engine.
+type route struct {
+	// methods maps a method to its handler. "WS" is a WebSocket upgrade.
+	methods map[string]http.HandlerFunc
+	// notOffered, when set, is the interface feature the engine does not
+	// implement yet; the path answers 501 saying so.
+	notOffered string
+}
+
+func (e *Engine) routes(h host) map[string]route {
+	agentHere := h == agentHost && !e.cfg.Region.Regional() || h == mainHost && e.cfg.Region.Regional()
+	r := map[string]route{}
+	if agentHere {
+		r[api.PathAgent] = route{notOffered: "the voice agent"}
+		r[api.PathAgentModels] = route{notOffered: "the voice agent"}
+	}
+	if h == agentHost {
+		return r
+	}
+	r[api.PathListen] = route{methods: map[string]http.HandlerFunc{
+		http.MethodPost: e.handleListenBatch,
+		"WS":            e.handleListenStream,
+	}}
+	r[api.PathModels] = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleModels}}
+	r[api.PathAuthGrant] = route{methods: map[string]http.HandlerFunc{http.MethodPost: e.handleGrant}}
+	r[api.PathAuthToken] = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleTokenDetails}}
+	r[api.PathListenV2] = route{notOffered: "turn-aware transcription (/v2/listen)"}
+	r[api.PathSpeak] = route{notOffered: "text-to-speech (/v1/speak)"}
+	r[api.PathSpeakV2] = route{notOffered: "turn-based text-to-speech (/v2/speak)"}
+	r[api.PathRead] = route{notOffered: "text intelligence (/v1/read)"}
+	return r
+}
+
+// isWebSocket reports whether r asks for a WebSocket upgrade.
+func isWebSocket(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+func (e *Engine) handlerFor(h host) http.Handler {
+	routes := e.routes(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rid := uuid.NewString()
+		w.Header().Set(api.HeaderRequestID, rid)
+		ctx := context.WithValue(r.Context(), keyRequestID, rid)
+		r = r.WithContext(ctx)
+
+		if e.cfg.LoopbackOnly && !loopbackHost(r.Host) {
+			writeError(w, r, http.StatusForbidden, "FORBIDDEN_HOST", "The local engine answers only requests addressed to a loopback host.")
+			return
+		}
+		path := strings.TrimSuffix(r.URL.Path, "/")
+		rt, ok := routes[path]
+		if !ok && h == mainHost && strings.HasPrefix(path, api.PathModels+"/") {
+			rt, ok = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleModel}}, true
+		}
+		if !ok {
+			e.notFound(w, r, h, path)
+			return
+		}
+		cred, err := e.auth.check(r.Header.Get("Authorization"))
+		if err != nil {
+			writeError(w, r, http.StatusUnauthorized, api.CodeInvalidAuth, "Invalid credentials.")
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), keyCredential, cred))
+		if rt.notOffered != "" {
+			writeError(w, r, http.StatusNotImplemented, "NOT_IMPLEMENTED", "The local engine does not offer "+rt.notOffered+" yet.")
+			return
+		}
+		method := r.Method
+		if isWebSocket(r) {
+			method = "WS"
+		}
+		handler, ok := rt.methods[method]
+		if !ok {
+			w.Header().Set("Allow", allowed(rt))
+			writeError(w, r, http.StatusMethodNotAllowed, api.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s.", describeMethod(r), path))
+			return
+		}
+		if !e.limit.acquire(weightRequest) {
+			e.tooMany(w, r)
+			return
+		}
+		defer e.limit.release(weightRequest)
+		handler(w, r)
+	})
+}
+
+func (e *Engine) tooMany(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, http.StatusTooManyRequests, api.CodeTooManyRequests, "Too many requests. Please try again later")
+}
+
+func (e *Engine) notFound(w http.ResponseWriter, r *http.Request, h host, path string) {
+	switch {
+	case path == api.PathProjects || strings.HasPrefix(path, api.PathProjects+"/"):
+		if e.cfg.Region.Regional() {
+			writeError(w, r, http.StatusNotFound, api.CodeNotFound, "Project management is not served on regional hosts; use the global host.")
+			return
+		}
+		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "The local engine does not offer project management.")
+	case strings.HasPrefix(path, "/v1/agent/") && h == mainHost:
+		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "The voice agent is served on the agent host, not on the main host.")
+	case h == agentHost && e.cfg.Region.Regional():
+		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "There is no agent host in a region; the voice agent is served on the regional main host.")
+	case h == agentHost:
+		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "The agent host serves only the voice agent.")
+	default:
+		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "No such path: "+path)
+	}
+}
+
+func allowed(rt route) string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		if _, ok := rt.methods[m]; ok {
+			out = append(out, m)
+		}
+	}
+	if _, ok := rt.methods["WS"]; ok && !strings.Contains(strings.Join(out, ","), http.MethodGet) {
+		out = append(out, http.MethodGet)
+	}
+	return strings.Join(out, ", ")
+}
+
+func describeMethod(r *http.Request) string {
+	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return "A WebSocket upgrade"
+	}
+	return r.Method
+}
+
+// loopbackHost reports whether a Host header names this machine.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,277 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/engine/diarize"
+	"github.com/earshot-app/earshot/engine/format"
+)
+
+// Limits of batch transcription.
+const (
+	maxBatchBytes  = 1 << 30 // the largest upload or fetched file
+	fetchTimeout   = 2 * time.Minute
+	createdLayout  = "2006-01-02T15:04:05.000Z"
+	transactionKey = "deprecated"
+)
+
+// handleListenBatch serves POST /v1/listen: audio in the body, or a JSON
+// body {"url": ...} naming audio to fetch.
+func (e *Engine) handleListenBatch(w http.ResponseWriter, r *http.Request) {
+	plan, err := e.planListen(r.URL.Query(), api.Batch)
+	if err != nil {
+		writeOptionError(w, r, err)
+		return
+	}
+	if plan.weight > 0 {
+		if !e.limit.acquire(plan.weight) {
+			e.tooMany(w, r)
+			return
+		}
+		defer e.limit.release(plan.weight)
+	}
+	ctx := r.Context()
+	body, closeBody, err := e.batchBody(ctx, w, r)
+	if err != nil {
+		writeBatchError(w, r, err)
+		return
+	}
+	defer closeBody()
+	sum := sha256.New()
+	buf, err := plan.decode(ctx, io.TeeReader(body, sum))
+	if err != nil {
+		writeBatchError(w, r, err)
+		return
+	}
+	resp, err := e.transcribeBuffer(ctx, plan, buf, sum, requestID(ctx))
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the client went away
+		}
+		e.log.Error("batch transcription failed", "request_id", requestID(ctx), "err", err)
+		writeError(w, r, http.StatusInternalServerError, api.CodeInternalServerError, "The transcription failed: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// errRemote marks a URL body that could not be fetched.
+var errRemote = errors.New("remote content")
+
+// batchBody returns the audio of a batch request: the body itself, or
+// what a JSON {"url": ...} body points to.
+func (e *Engine) batchBody(ctx context.Context, w http.ResponseWriter, r *http.Request) (io.Reader, func(), error) {
+	body := http.MaxBytesReader(w, r.Body, maxBatchBytes)
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "application/json" {
+		return body, func() {}, nil
+	}
+	var req struct {
+		URL string `json:"url"`
+	}
+	if err := json.NewDecoder(io.LimitReader(body, 64<<10)).Decode(&req); err != nil {
+		return nil, nil, fmt.Errorf("%w: the JSON body must be {\"url\": \"...\"}: %v", errPayload, err)
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, nil, fmt.Errorf("%w: %q is not an http or https URL", errPayload, req.URL)
+	}
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	greq, err := http.NewRequestWithContext(fctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("%w: %v", errPayload, err)
+	}
+	resp, err := http.DefaultClient.Do(greq)
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("%w: could not fetch %s: %v", errRemote, u.Redacted(), err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		cancel()
+		return nil, nil, fmt.Errorf("%w: fetching %s answered %s", errRemote, u.Redacted(), resp.Status)
+	}
+	lr := &io.LimitedReader{R: resp.Body, N: maxBatchBytes + 1}
+	return &limitErrReader{lr}, func() { resp.Body.Close(); cancel() }, nil
+}
+
+// errPayload marks a request body the engine cannot read.
+var errPayload = errors.New("payload")
+
+// limitErrReader turns running past the limit into a too-large error.
+type limitErrReader struct{ lr *io.LimitedReader }
+
+func (l *limitErrReader) Read(p []byte) (int, error) {
+	n, err := l.lr.Read(p)
+	if l.lr.N <= 0 {
+		return n, &http.MaxBytesError{Limit: maxBatchBytes}
+	}
+	return n, err
+}
+
+// decode reads the whole audio of a batch request.
+func (p *listenPlan) decode(ctx context.Context, r io.Reader) (*audio.Buffer, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(12)
+	if len(head) == 0 {
+		return nil, fmt.Errorf("%w: the request carries no audio", errAudio)
+	}
+	if p.format.Encoding != audio.EncodingNone {
+		if kind := api.ContainerKind(head); kind != "" {
+			return nil, fmt.Errorf("%w: encoding=%s was declared but the audio is %s; omit encoding and sample_rate for containerized audio", errAudio, p.opts.Encoding, kind)
+		}
+		buf, err := audio.DecodeRaw(ctx, br, p.format)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errAudio, err)
+		}
+		return buf, nil
+	}
+	buf, err := audio.Decode(ctx, br)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errAudio, err)
+	}
+	return buf, nil
+}
+
+// writeBatchError answers the failures of reading a batch request's audio.
+func writeBatchError(w http.ResponseWriter, r *http.Request, err error) {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe), errors.Is(err, audio.ErrTooLarge):
+		writeError(w, r, http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge, fmt.Sprintf("The audio is larger than the local engine accepts (%d MiB).", maxBatchBytes>>20))
+	case errors.Is(err, errRemote):
+		writeError(w, r, http.StatusBadRequest, api.CodeRemoteContentError, err.Error())
+	case errors.Is(err, errPayload):
+		writeError(w, r, http.StatusBadRequest, api.CodePayloadError, err.Error())
+	default:
+		writeError(w, r, http.StatusBadRequest, api.CodeBadRequest, "Bad Request: "+err.Error())
+	}
+}
+
+// transcribeBuffer recognises every channel of buf (or their mix) and
+// builds the service's response.
+func (e *Engine) transcribeBuffer(ctx context.Context, plan *listenPlan, buf *audio.Buffer, sum hash.Hash, rid string) (*api.ListenResponse, error) {
+	channels := [][]float32{buf.Samples}
+	nch := 1
+	if plan.opts.Multichannel && buf.Channels > 1 {
+		channels = splitChannels(buf)
+		nch = buf.Channels
+	}
+	resp := &api.ListenResponse{
+		Metadata: api.ListenMetadata{
+			TransactionKey: transactionKey,
+			RequestID:      rid,
+			SHA256:         hex.EncodeToString(sum.Sum(nil)),
+			Created:        e.now().UTC().Format(createdLayout),
+			Duration:       round6(buf.Duration().Seconds()),
+			Channels:       buf.Channels,
+			Models:         []string{sttModelUUID},
+			ModelInfo:      map[string]api.ModelInfo{sttModelUUID: modelInfo()},
+			Tags:           plan.opts.Tag,
+			Extra:          plan.opts.Extra,
+		},
+		Results: api.ListenResults{Channels: []api.ResultChannel{}},
+	}
+	if plan.diarize {
+		info := plan.diarizeVersion.Info()
+		resp.Metadata.DiarizeInfo = &api.DiarizeInfo{ModelUUID: info.ModelUUID, Arch: info.Arch}
+	}
+	for ch, samples := range channels {
+		mono := &audio.Buffer{Samples: samples, SampleRate: buf.SampleRate, Channels: buf.Channels, Container: buf.Container}
+		if nch > 1 {
+			mono.Channels = 1
+		}
+		pcm, err := audio.To16kMono(mono)
+		if err != nil {
+			return nil, fmt.Errorf("convert channel %d: %w", ch, err)
+		}
+		alt, err := e.transcribeChannel(ctx, plan, pcm)
+		if err != nil {
+			return nil, err
+		}
+		resp.Results.Channels = append(resp.Results.Channels, api.ResultChannel{Alternatives: []api.Alternative{alt}})
+		if plan.opts.Utterances {
+			resp.Results.Utterances = append(resp.Results.Utterances,
+				format.Utterances(alt.Words, format.UtteranceOptions{Split: plan.opts.UttSplit, Channel: ch}, uuid.NewString)...)
+		}
+	}
+	if plan.opts.Utterances {
+		slices.SortStableFunc(resp.Results.Utterances, func(a, b api.Utterance) int {
+			switch {
+			case a.Start < b.Start:
+				return -1
+			case a.Start > b.Start:
+				return 1
+			}
+			return 0
+		})
+		if resp.Results.Utterances == nil {
+			resp.Results.Utterances = []api.Utterance{}
+		}
+	}
+	return resp, nil
+}
+
+// transcribeChannel recognises one channel of 16 kHz mono audio.
+func (e *Engine) transcribeChannel(ctx context.Context, plan *listenPlan, pcm []int16) (api.Alternative, error) {
+	dec, release, err := e.asr.decoder(ctx, plan.postSpeech)
+	if err != nil {
+		return api.Alternative{}, err
+	}
+	results, err := dec.Transcribe(ctx, pcm)
+	release()
+	if err != nil {
+		return api.Alternative{}, fmt.Errorf("recognise: %w", err)
+	}
+	words, boundaries := wordsOf(results)
+	if plan.diarize && len(words) > 0 {
+		words, err = diarize.Diarize(ctx, plan.diarizeVersion, diarize.FromInt16(pcm), words)
+		if err != nil {
+			return api.Alternative{}, fmt.Errorf("diarize: %w", err)
+		}
+	}
+	sh := plan.shape(words, boundaries, true)
+	alt := sh.alt
+	alt.Entities = sh.entities
+	return alt, nil
+}
+
+// splitChannels de-interleaves a buffer into one slice per channel.
+func splitChannels(b *audio.Buffer) [][]float32 {
+	n := b.Frames()
+	out := make([][]float32, b.Channels)
+	for c := range out {
+		out[c] = make([]float32, n)
+	}
+	for i := 0; i < n; i++ {
+		for c := 0; c < b.Channels; c++ {
+			out[c][i] = b.Samples[i*b.Channels+c]
+		}
+	}
+	return out
+}
+
+func round6(x float64) float64 {
+	const k = 1e6
+	return float64(int64(x*k+0.5)) / k
+}
+
+func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/earshot-app/earshot/api"
+)
+
+// The speech-to-text model behind every /v1/listen name the engine
+// answers to. It says what it is: pocketsphinx with the CMU Sphinx US
+// English model, as Debian packages them.
+const (
+	sttModelName    = "pocketsphinx-en-us"
+	sttModelArch    = "pocketsphinx"
+	sttModelVersion = "0.8+5prealpha"
+	sttEngine       = "pocketsphinx 5prealpha, CMU Sphinx US English model"
+)
+
+// modelNamespace derives stable model UUIDs from model names.
+var modelNamespace = uuid.MustParse("6f1c7c2e-5b1e-4a8e-9d33-2f3b8e7c9a10")
+
+// sttModelUUID identifies the recogniser in model_info.
+var sttModelUUID = uuid.NewSHA1(modelNamespace, []byte(sttModelName)).String()
+
+// listenNames are the /v1/listen model names the engine serves, each with
+// the same recogniser; listenAliases are the service's spellings of them.
+var (
+	listenNames   = []string{"nova-3", "nova-2", "nova", "enhanced", "base"}
+	listenAliases = map[string]string{
+		"nova-3-general": "nova-3", "nova-2-general": "nova-2", "nova-general": "nova",
+		"enhanced-general": "enhanced", "base-general": "base", "general": "base",
+	}
+)
+
+// sttLanguages are the languages the recogniser understands.
+var sttLanguages = []string{"en", "en-US"}
+
+// resolveListenModel maps a requested model to a name the engine serves.
+// The empty name is the default, nova-3.
+func resolveListenModel(model string) (string, bool) {
+	m := strings.ToLower(model)
+	if m == "" || m == "latest" {
+		return "nova-3", true
+	}
+	if slices.Contains(listenNames, m) {
+		return m, true
+	}
+	if a, ok := listenAliases[m]; ok {
+		return a, true
+	}
+	return "", false
+}
+
+// englishOnly reports whether a language tag is one the recogniser
+// understands (any English).
+func englishOnly(lang string) bool {
+	l := strings.ToLower(lang)
+	return l == "" || l == "en" || strings.HasPrefix(l, "en-") || strings.HasPrefix(l, "en_")
+}
+
+func sttRecord(name string) api.STTModel {
+	return api.STTModel{
+		Name:            name,
+		CanonicalName:   name,
+		Architecture:    sttModelArch,
+		Languages:       sttLanguages,
+		Version:         sttModelVersion,
+		UUID:            sttModelUUID,
+		Batch:           true,
+		Streaming:       true,
+		FormattedOutput: true,
+		Engine:          sttEngine,
+	}
+}
+
+// catalogue lists the models the engine serves.
+func (e *Engine) catalogue() api.ModelList {
+	list := api.ModelList{STT: []api.STTModel{}, TTS: []api.TTSModel{}}
+	for _, n := range listenNames {
+		list.STT = append(list.STT, sttRecord(n))
+	}
+	return list
+}
+
+// handleModels serves GET /v1/models.
+func (e *Engine) handleModels(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, e.catalogue())
+}
+
+// handleModel serves GET /v1/models/{id}, by name or UUID.
+func (e *Engine) handleModel(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimPrefix(strings.TrimSuffix(r.URL.Path, "/"), api.PathModels+"/")
+	list := e.catalogue()
+	for _, m := range list.STT {
+		if m.Name == id || m.UUID == id {
+			writeJSON(w, http.StatusOK, m)
+			return
+		}
+	}
+	for _, m := range list.TTS {
+		if m.Name == id || m.CanonicalName == id || m.UUID == id {
+			writeJSON(w, http.StatusOK, m)
+			return
+		}
+	}
+	writeError(w, r, http.StatusNotFound, "MODEL_NOT_FOUND", fmt.Sprintf("No model %q is served by the local engine.", id))
+}
+
+// modelInfo is the model_info of transcription results.
+func modelInfo() api.ModelInfo {
+	return api.ModelInfo{Name: sttModelName, Version: sttModelVersion, Arch: sttModelArch}
+}
