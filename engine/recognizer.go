@@ -23,12 +23,13 @@ type RecognizerConfig struct {
 // Segmentation defaults. Batch transcription segments utterances exactly
 // as pocketsphinx_continuous does (500 ms of silence ends one), so the
 // engine's batch hypotheses are that tool's. A stream without an
-// endpointing parameter ends an utterance after 300 ms of silence: a final
-// then arrives within about 0.6 s of the end of speech, where 500 ms plus
-// the recogniser's second pass would take close to 0.9 s.
+// endpointing parameter ends an utterance after 200 ms of silence: on a
+// real reading that is where sentences end (300 ms already runs sentences
+// together on pauses of 0.6 s), and a final then arrives about half a
+// second after the end of speech instead of the best part of a second.
 const (
 	batchPostSpeechFrames     = sphinx.DefaultVADPostSpeech
-	streamingPostSpeechFrames = 30
+	streamingPostSpeechFrames = 20
 	// maxPools bounds how many distinct endpointing settings keep warm
 	// decoders at once; the least recently used is let go beyond it.
 	maxPools = 4

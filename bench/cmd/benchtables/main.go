@@ -1,0 +1,61 @@
+// Command benchtables measures the local engine against the engines it is
+// built on, side by side in one run, and prints the results as Markdown
+// tables for docs/benchmarks.md. `make bench` runs it.
+//
+//	go run ./cmd/benchtables [-only wer,stream] [-reps 5]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/earshot-app/earshot/engine"
+)
+
+// librivox is where Debian's pocketsphinx-testdata keeps real recordings.
+const librivox = "/usr/share/pocketsphinx/test/data/librivox"
+
+func main() {
+	only := flag.String("only", "wer,stream", "comma-separated measurements to run: wer, stream")
+	reps := flag.Int("reps", 5, "repetitions of each timed run")
+	runs := flag.Int("stream-runs", 3, "real-time streaming runs")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, strings.Split(*only, ","), *reps, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtables:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, only []string, reps, runs int) error {
+	local, err := engine.StartLocal(engine.Config{MaxConnections: 4})
+	if err != nil {
+		return err
+	}
+	defer local.Close()
+	fmt.Printf("Measured %s on %s/%s, %d CPUs, Go %s.\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"),
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	for _, m := range only {
+		switch strings.TrimSpace(m) {
+		case "wer":
+			if err := werTable(ctx, local, reps); err != nil {
+				return fmt.Errorf("wer: %w", err)
+			}
+		case "stream":
+			if err := streamTable(ctx, local, runs); err != nil {
+				return fmt.Errorf("stream: %w", err)
+			}
+		case "":
+		default:
+			return fmt.Errorf("unknown measurement %q", m)
+		}
+	}
+	return nil
+}
