@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-		"os"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -17,8 +17,8 @@ import (
 )
 
 const (
-	rate       = 16000
-	frameMs    = 20
+	rate    = 16000
+	frameMs = 20
 )
 
 // span is where speech is in the streamed audio, in seconds.
