@@ -2,11 +2,13 @@ module github.com/earshot-app/earshot/bench
 
 go 1.26.0
 
-require github.com/earshot-app/earshot v0.0.0
+require (
+	github.com/deepgram/deepgram-go-sdk/v3 v3.5.0
+	github.com/earshot-app/earshot v0.0.0
+)
 
 require (
 	github.com/coder/websocket v1.8.15 // indirect
-	github.com/deepgram/deepgram-go-sdk/v3 v3.5.0 // indirect
 	github.com/dvonthenen/websocket v1.5.1-dyv.2 // indirect
 	github.com/fatih/color v1.15.0 // indirect
 	github.com/go-logr/logr v1.3.0 // indirect
