@@ -202,6 +202,10 @@ func (s *Stream) End() ([]Event, error) {
 	if err != nil {
 		return evs, s.fail(err)
 	}
+	// The flush may itself end an utterance (its last block holds the
+	// silence that ends it); that final is kept. Only the utterance End
+	// closes now is dropped, when no speech was detected in it.
+	flushed := len(evs)
 	started := s.uttStarted
 	evs, err = s.endUtt(EndOfStream, evs, false)
 	s.d.detachLocked()
@@ -209,8 +213,7 @@ func (s *Stream) End() ([]Event, error) {
 		return evs, err
 	}
 	if !started {
-		// The library utterance had no detected speech: nothing to report.
-		evs = dropFinal(evs)
+		evs = evs[:flushed]
 	}
 	return evs, nil
 }
@@ -433,15 +436,4 @@ func clamp01(x float64) float64 {
 		return 1
 	}
 	return x
-}
-
-// dropFinal removes Final events from evs.
-func dropFinal(evs []Event) []Event {
-	out := evs[:0]
-	for _, ev := range evs {
-		if ev.Kind != Final {
-			out = append(out, ev)
-		}
-	}
-	return out
 }
