@@ -398,7 +398,7 @@ var ListenModels = []string{"nova-3", "nova-3-medical", "nova-3-pharma", "nova-2
 // (nova-2-meeting, enhanced-phonecall, ...) and its use-case shorthands.
 var (
 	listenModelFamilies = []string{"nova-3-", "nova-2-", "nova-", "enhanced-", "base-", "whisper-"}
-	listenModelAliases  = []string{"whisper", "meeting", "phonecall", "finance", "conversationalai", "voicemail", "video", "custom"}
+	listenModelAliases  = []string{"whisper", "general", "meeting", "phonecall", "finance", "conversationalai", "voicemail", "video", "custom"}
 	uuidPattern         = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	languagePattern     = regexp.MustCompile(`^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$`)
 	redactPattern       = regexp.MustCompile(`^[a-z][a-z_]*$`)

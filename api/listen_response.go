@@ -154,7 +154,7 @@ type Intents struct {
 // ListenResults is the results block of a batch transcription.
 type ListenResults struct {
 	Channels   []ResultChannel `json:"channels"`
-	Utterances []Utterance     `json:"utterances,omitempty"`
+	Utterances []Utterance     `json:"utterances,omitzero"`
 	Summary    *SummaryResult  `json:"summary,omitempty"`
 	Sentiments *Sentiments     `json:"sentiments,omitempty"`
 	Topics     *Topics         `json:"topics,omitempty"`

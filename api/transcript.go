@@ -66,7 +66,7 @@ type Alternative struct {
 	Confidence float64     `json:"confidence"`
 	Words      []Word      `json:"words"`
 	Paragraphs *Paragraphs `json:"paragraphs,omitempty"`
-	Entities   []Entity    `json:"entities,omitempty"`
+	Entities   []Entity    `json:"entities,omitzero"`
 	Summaries  []Summary   `json:"summaries,omitempty"`
 	Languages  []string    `json:"languages,omitempty"`
 }
