@@ -34,6 +34,8 @@ const (
 	// DefaultIdleTimeout is how long a /v1/listen stream may go without
 	// audio or a text message before the engine closes it.
 	DefaultIdleTimeout = 10 * time.Second
+	// DefaultMaxAudioDuration bounds a batch request's audio.
+	DefaultMaxAudioDuration = 4 * time.Hour
 )
 
 // Config configures an Engine.
@@ -52,6 +54,10 @@ type Config struct {
 	// rebinding: a web page cannot reach the engine through a name that
 	// resolves to 127.0.0.1.
 	LoopbackOnly bool
+	// MaxAudioDuration is the longest audio a batch request may carry;
+	// 0 means DefaultMaxAudioDuration. Recognition takes about a fifth of
+	// real time, and compressed files can expand to hours from kilobytes.
+	MaxAudioDuration time.Duration
 	// IdleTimeout overrides DefaultIdleTimeout (tests only).
 	IdleTimeout time.Duration
 	// Recognizer configures speech recognition.
@@ -78,6 +84,9 @@ type Engine struct {
 	cancel  context.CancelFunc
 	streams sync.WaitGroup
 
+	mu      sync.Mutex // guards closing
+	closing bool       // Close has begun: no stream may start
+
 	closeOnce sync.Once
 }
 
@@ -91,6 +100,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.MaxConnections < 1 {
 		return nil, fmt.Errorf("engine: max connections must be at least 1, not %d", cfg.MaxConnections)
+	}
+	if cfg.MaxAudioDuration == 0 {
+		cfg.MaxAudioDuration = DefaultMaxAudioDuration
 	}
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
@@ -126,11 +138,27 @@ func New(cfg Config) (*Engine, error) {
 // Close ends open streams, waits for them and frees the recognizers.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closing = true
+		e.mu.Unlock()
 		e.cancel()
 		e.streams.Wait()
 		e.asr.close()
 	})
 	return nil
+}
+
+// beginStream counts a stream that is about to start, so that Close waits
+// for it; it reports false once Close has begun. Counting under the lock
+// keeps every Add before Close's Wait, as sync.WaitGroup requires.
+func (e *Engine) beginStream() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closing {
+		return false
+	}
+	e.streams.Add(1)
+	return true
 }
 
 // host is which listener a handler serves.
@@ -265,7 +293,9 @@ func (e *Engine) notFound(w http.ResponseWriter, r *http.Request, h host, path s
 			return
 		}
 		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "The local engine does not offer project management.")
-	case strings.HasPrefix(path, "/v1/agent/") && h == mainHost:
+	case strings.HasPrefix(path, "/v1/agent/") && h == mainHost && !e.cfg.Region.Regional():
+		// Globally the agent has a host of its own; in a region its paths
+		// are routed on the main host, so an unknown one is just unknown.
 		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "The voice agent is served on the agent host, not on the main host.")
 	case h == agentHost && e.cfg.Region.Regional():
 		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "There is no agent host in a region; the voice agent is served on the regional main host.")

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,12 +56,12 @@ func (e *Engine) handleListenBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	defer closeBody()
 	sum := sha256.New()
-	buf, err := plan.decode(ctx, io.TeeReader(body, sum))
+	in, err := plan.decode(ctx, io.TeeReader(body, sum), e.cfg.MaxAudioDuration)
 	if err != nil {
 		writeBatchError(w, r, err)
 		return
 	}
-	resp, err := e.transcribeBuffer(ctx, plan, buf, sum, requestID(ctx))
+	resp, err := e.transcribeAudio(ctx, plan, in, sum, requestID(ctx))
 	if err != nil {
 		if ctx.Err() != nil {
 			return // the client went away
@@ -113,6 +114,9 @@ func (e *Engine) batchBody(ctx context.Context, w http.ResponseWriter, r *http.R
 	return &limitErrReader{lr}, func() { resp.Body.Close(); cancel() }, nil
 }
 
+// errTooLong marks audio longer than the engine accepts.
+var errTooLong = errors.New("the audio is too long")
+
 // errPayload marks a request body the engine cannot read.
 var errPayload = errors.New("payload")
 
@@ -127,8 +131,20 @@ func (l *limitErrReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// decode reads the whole audio of a batch request.
-func (p *listenPlan) decode(ctx context.Context, r io.Reader) (*audio.Buffer, error) {
+// decoded is the audio of a batch request, at the recogniser's rate.
+type decoded struct {
+	// channels holds 16 kHz audio: one mix of every channel, or, with
+	// multichannel, one slice per channel.
+	channels [][]int16
+	info     audio.Info
+	// seconds is the duration of the audio as sent.
+	seconds float64
+}
+
+// decode reads the audio of a batch request and converts it to 16 kHz as
+// it goes, so a long recording at a high rate costs memory at 16 kHz only.
+// Audio longer than maxDuration is refused.
+func (p *listenPlan) decode(ctx context.Context, r io.Reader, maxDuration time.Duration) (*decoded, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(12)
 	if len(head) == 0 {
@@ -138,25 +154,113 @@ func (p *listenPlan) decode(ctx context.Context, r io.Reader) (*audio.Buffer, er
 		if kind := api.ContainerKind(head); kind != "" {
 			return nil, fmt.Errorf("%w: encoding=%s was declared but the audio is %s; omit encoding and sample_rate for containerized audio", errAudio, p.opts.Encoding, kind)
 		}
-		buf, err := audio.DecodeRaw(ctx, br, p.format)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errAudio, err)
-		}
-		return buf, nil
 	}
-	buf, err := audio.Decode(ctx, br)
+	dec, err := audio.NewStreamDecoder(p.format)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errAudio, err)
 	}
-	return buf, nil
+	defer dec.Close()
+
+	out := &decoded{}
+	var convs []*audio.Converter16kMono
+	var frames int64
+	var split []float32
+	push := func(samples []float32, last bool) error {
+		if convs == nil {
+			info, ok := dec.Info()
+			if !ok {
+				if len(samples) == 0 {
+					return nil
+				}
+				return fmt.Errorf("%w: the format of the audio is unknown", errAudio)
+			}
+			out.info = info
+			n, ch := 1, info.Channels
+			if p.opts.Multichannel && info.Channels > 1 {
+				n, ch = info.Channels, 1
+			}
+			for range n {
+				c, err := audio.NewConverter16kMono(info.SampleRate, ch)
+				if err != nil {
+					return fmt.Errorf("%w: %w", errAudio, err)
+				}
+				convs = append(convs, c)
+			}
+			out.channels = make([][]int16, n)
+		}
+		frames += int64(len(samples) / out.info.Channels)
+		if float64(frames)/float64(out.info.SampleRate) > maxDuration.Seconds() {
+			return fmt.Errorf("%w: it is longer than the local engine accepts (%v)", errTooLong, maxDuration)
+		}
+		if len(convs) == 1 {
+			out.channels[0] = append(out.channels[0], convs[0].Convert(samples)...)
+			if last {
+				out.channels[0] = append(out.channels[0], convs[0].Flush()...)
+			}
+			return nil
+		}
+		nch := out.info.Channels
+		for c, conv := range convs {
+			split = split[:0]
+			for i := c; i < len(samples); i += nch {
+				split = append(split, samples[i])
+			}
+			out.channels[c] = append(out.channels[c], conv.Convert(split)...)
+			if last {
+				out.channels[c] = append(out.channels[c], conv.Flush()...)
+			}
+		}
+		return nil
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, rerr := br.Read(buf)
+		if n > 0 {
+			samples, err := dec.Decode(buf[:n])
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", errAudio, err)
+			}
+			if err := push(samples, false); err != nil {
+				return nil, err
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, rerr
+		}
+	}
+	tail, err := dec.Flush()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errAudio, err)
+	}
+	if err := push(tail, true); err != nil {
+		return nil, err
+	}
+	if convs == nil {
+		return nil, fmt.Errorf("%w: no audio could be decoded", errAudio)
+	}
+	if want, ok := declaredContainer(p.opts.Encoding); ok && out.info.Container != want {
+		return nil, fmt.Errorf("%w: encoding=%s was declared but the audio is %s", errAudio, p.opts.Encoding, out.info.Container)
+	}
+	out.seconds = float64(frames) / float64(out.info.SampleRate)
+	return out, nil
 }
 
 // writeBatchError answers the failures of reading a batch request's audio.
 func writeBatchError(w http.ResponseWriter, r *http.Request, err error) {
 	var mbe *http.MaxBytesError
 	switch {
-	case errors.As(err, &mbe), errors.Is(err, audio.ErrTooLarge):
+	case errors.As(err, &mbe):
 		writeError(w, r, http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge, fmt.Sprintf("The audio is larger than the local engine accepts (%d MiB).", maxBatchBytes>>20))
+	case errors.Is(err, errTooLong):
+		writeError(w, r, http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge, "The audio is too long: "+strings.TrimPrefix(err.Error(), errTooLong.Error()+": ")+".")
+	case errors.Is(err, audio.ErrTooLarge):
+		writeError(w, r, http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge, "The audio expands to more than the local engine can hold.")
 	case errors.Is(err, errRemote):
 		writeError(w, r, http.StatusBadRequest, api.CodeRemoteContentError, err.Error())
 	case errors.Is(err, errPayload):
@@ -166,23 +270,17 @@ func writeBatchError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
-// transcribeBuffer recognises every channel of buf (or their mix) and
-// builds the service's response.
-func (e *Engine) transcribeBuffer(ctx context.Context, plan *listenPlan, buf *audio.Buffer, sum hash.Hash, rid string) (*api.ListenResponse, error) {
-	channels := [][]float32{buf.Samples}
-	nch := 1
-	if plan.opts.Multichannel && buf.Channels > 1 {
-		channels = splitChannels(buf)
-		nch = buf.Channels
-	}
+// transcribeAudio recognises every channel of the audio (or their mix)
+// and builds the service's response.
+func (e *Engine) transcribeAudio(ctx context.Context, plan *listenPlan, audioIn *decoded, sum hash.Hash, rid string) (*api.ListenResponse, error) {
 	resp := &api.ListenResponse{
 		Metadata: api.ListenMetadata{
 			TransactionKey: transactionKey,
 			RequestID:      rid,
 			SHA256:         hex.EncodeToString(sum.Sum(nil)),
 			Created:        e.now().UTC().Format(createdLayout),
-			Duration:       round6(buf.Duration().Seconds()),
-			Channels:       buf.Channels,
+			Duration:       round6(audioIn.seconds),
+			Channels:       audioIn.info.Channels,
 			Models:         []string{sttModelUUID},
 			ModelInfo:      map[string]api.ModelInfo{sttModelUUID: modelInfo()},
 			Tags:           plan.opts.Tag,
@@ -194,15 +292,7 @@ func (e *Engine) transcribeBuffer(ctx context.Context, plan *listenPlan, buf *au
 		info := plan.diarizeVersion.Info()
 		resp.Metadata.DiarizeInfo = &api.DiarizeInfo{ModelUUID: info.ModelUUID, Arch: info.Arch}
 	}
-	for ch, samples := range channels {
-		mono := &audio.Buffer{Samples: samples, SampleRate: buf.SampleRate, Channels: buf.Channels, Container: buf.Container}
-		if nch > 1 {
-			mono.Channels = 1
-		}
-		pcm, err := audio.To16kMono(mono)
-		if err != nil {
-			return nil, fmt.Errorf("convert channel %d: %w", ch, err)
-		}
+	for ch, pcm := range audioIn.channels {
 		alt, err := e.transcribeChannel(ctx, plan, pcm)
 		if err != nil {
 			return nil, err
@@ -252,21 +342,6 @@ func (e *Engine) transcribeChannel(ctx context.Context, plan *listenPlan, pcm []
 	alt := sh.alt
 	alt.Entities = sh.entities
 	return alt, nil
-}
-
-// splitChannels de-interleaves a buffer into one slice per channel.
-func splitChannels(b *audio.Buffer) [][]float32 {
-	n := b.Frames()
-	out := make([][]float32, b.Channels)
-	for c := range out {
-		out[c] = make([]float32, n)
-	}
-	for i := 0; i < n; i++ {
-		for c := 0; c < b.Channels; c++ {
-			out[c][i] = b.Samples[i*b.Channels+c]
-		}
-	}
-	return out
 }
 
 func round6(x float64) float64 {

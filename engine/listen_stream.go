@@ -93,13 +93,16 @@ func (e *Engine) handleListenStream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer stream.Close()
 
+	if !e.beginStream() {
+		writeError(w, r, http.StatusServiceUnavailable, "Service Unavailable", reasonShutdown+".")
+		return
+	}
+	defer e.streams.Done()
 	conn, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return // Accept has answered
 	}
 	conn.SetReadLimit(maxFrameBytes)
-	e.streams.Add(1)
-	defer e.streams.Done()
 
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
@@ -151,24 +154,32 @@ type listenSession struct {
 	pcmStart int64   // sample index of pcm[0]
 	inSpeech bool
 
+	checkedContainer bool // the container was checked against encoding
+
 	lastWordEnd  float64 // end of the last word seen in any result
 	utteranceEnd bool    // an UtteranceEnd was sent for lastWordEnd
 	sawWords     bool
 }
 
 func (s *listenSession) run(ctx context.Context) {
+	// The socket's reads and writes use a context the engine's Close does
+	// not cancel: the library drops the connection when the context of a
+	// pending Read or Write ends, and the stream must still say goodbye
+	// with a close frame. Closing the connection below ends them.
+	ioCtx, ioCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer ioCancel()
 	in := make(chan inbound, 16)
 	stop := make(chan struct{})
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		s.read(ctx, in, stop)
+		s.read(ioCtx, in, stop)
 	}()
 	writeDone := make(chan struct{})
 	writeFailed := make(chan struct{})
 	go func() {
 		defer close(writeDone)
-		s.write(ctx, writeFailed)
+		s.write(ioCtx, writeFailed)
 	}()
 
 	code, reason := s.process(ctx, in, writeFailed)
@@ -183,6 +194,7 @@ func (s *listenSession) run(ctx context.Context) {
 	}
 	_ = s.conn.Close(code, truncateReason(reason))
 	s.conn.CloseNow()
+	ioCancel()
 	<-readDone
 	<-writeDone
 }
@@ -307,8 +319,28 @@ func (s *listenSession) pushAudio(data []byte) error {
 		}
 		return err
 	}
+	if !s.checkedContainer {
+		if info, ok := s.audio.Info(); ok {
+			s.checkedContainer = true
+			if want, ok := declaredContainer(s.plan.opts.Encoding); ok && info.Container != want {
+				return fmt.Errorf("encoding=%s was declared but the audio is %s", s.plan.opts.Encoding, info.Container)
+			}
+		}
+	}
 	s.feed(pcm)
 	return nil
+}
+
+// declaredContainer is the container a containerized encoding value
+// names, if it names one.
+func declaredContainer(encoding string) (audio.Container, bool) {
+	switch encoding {
+	case "flac":
+		return audio.ContainerFLAC, true
+	case "ogg-opus":
+		return audio.ContainerOggOpus, true
+	}
+	return audio.ContainerUnknown, false
 }
 
 // feed passes 16 kHz audio to the recogniser and sends what it produces.
@@ -332,10 +364,20 @@ func (s *listenSession) feed(pcm []int16) {
 }
 
 // handle turns recogniser events into messages. It reports whether a
-// final was sent.
+// final was sent. With fromFinalize the events answer a Finalize: the last
+// final among them is marked from_finalize, whatever ended its utterance
+// (the audio Finalize flushes may itself hold the silence that ends it).
 func (s *listenSession) handle(evs []sphinx.Event, fromFinalize bool) bool {
 	sentFinal := false
-	for _, ev := range evs {
+	lastFinal := -1
+	if fromFinalize {
+		for i, ev := range evs {
+			if ev.Kind == sphinx.Final {
+				lastFinal = i
+			}
+		}
+	}
+	for i, ev := range evs {
 		switch ev.Kind {
 		case sphinx.SpeechStarted:
 			s.inSpeech = true
@@ -349,7 +391,7 @@ func (s *listenSession) handle(evs []sphinx.Event, fromFinalize bool) bool {
 			}
 		case sphinx.Final:
 			s.inSpeech = false
-			s.sendFinal(ev, fromFinalize && ev.Result.Reason == sphinx.EndFinalize)
+			s.sendFinal(ev, i == lastFinal)
 			sentFinal = true
 		}
 	}

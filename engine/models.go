@@ -18,7 +18,7 @@ const (
 	sttModelName    = "pocketsphinx-en-us"
 	sttModelArch    = "pocketsphinx"
 	sttModelVersion = "0.8+5prealpha"
-	sttEngine       = "pocketsphinx 5prealpha, CMU Sphinx US English model"
+	sttEngine       = "pocketsphinx 5prealpha (en-us)"
 )
 
 // modelNamespace derives stable model UUIDs from model names.
@@ -44,7 +44,7 @@ var sttLanguages = []string{"en", "en-US"}
 // The empty name is the default, nova-3.
 func resolveListenModel(model string) (string, bool) {
 	m := strings.ToLower(model)
-	if m == "" || m == "latest" {
+	if m == "" {
 		return "nova-3", true
 	}
 	if slices.Contains(listenNames, m) {

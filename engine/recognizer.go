@@ -62,7 +62,7 @@ func newRecognizer(cfg RecognizerConfig, size int) (*recognizer, error) {
 		warm = 1
 	}
 	for _, frames := range []int{batchPostSpeechFrames, streamingPostSpeechFrames} {
-		e, err := r.entry(frames)
+		e, err := r.entry(frames, false)
 		if err != nil {
 			r.close()
 			return nil, err
@@ -81,7 +81,11 @@ func newRecognizer(cfg RecognizerConfig, size int) (*recognizer, error) {
 var errRecognizerClosed = errors.New("the recognizer is closed")
 
 // entry returns the pool for a silence window, creating it if needed.
-func (r *recognizer) entry(frames int) (*poolEntry, error) {
+// With take, the pool is counted as in use (out) before anything is
+// evicted, under the same lock: otherwise a pool just created, or one
+// whose last decoder was just returned, could be evicted and closed
+// before the caller gets its decoder.
+func (r *recognizer) entry(frames int, take bool) (*poolEntry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -90,6 +94,9 @@ func (r *recognizer) entry(frames int) (*poolEntry, error) {
 	r.tick++
 	if e, ok := r.pools[frames]; ok {
 		e.lastUsed = r.tick
+		if take {
+			e.out++
+		}
 		return e, nil
 	}
 	cfg := r.base
@@ -99,6 +106,9 @@ func (r *recognizer) entry(frames int) (*poolEntry, error) {
 		return nil, fmt.Errorf("speech model: %w", err)
 	}
 	e := &poolEntry{pool: p, lastUsed: r.tick}
+	if take {
+		e.out++
+	}
 	r.pools[frames] = e
 	r.evictLocked()
 	return e, nil
@@ -128,13 +138,10 @@ func (r *recognizer) evictLocked() {
 // decoder returns a decoder whose voice detector ends an utterance after
 // frames of silence, and the function that gives it back.
 func (r *recognizer) decoder(ctx context.Context, frames int) (*sphinx.Decoder, func(), error) {
-	e, err := r.entry(frames)
+	e, err := r.entry(frames, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	r.mu.Lock()
-	e.out++
-	r.mu.Unlock()
 	d, err := e.pool.Get(ctx)
 	if err != nil {
 		r.mu.Lock()

@@ -17,7 +17,7 @@ type fakeLister struct {
 }
 
 func (f *fakeLister) Models(context.Context, bool) (*api.ModelList, error) { return f.list, f.err }
-func (f *fakeLister) Endpoint() api.Endpoint                              { return f.ep }
+func (f *fakeLister) Endpoint() api.Endpoint                               { return f.ep }
 
 func TestServiceInfo(t *testing.T) {
 	base, _ := url.Parse("http://user:secret@127.0.0.1:4000")
