@@ -39,7 +39,7 @@ test: setup fmt-check lint
 	cd bench && $(GO) test -race -count=1 -timeout 10m ./...
 
 bench: setup
-	$(GO) test -run '^$$' -bench . -benchtime 3x $(PKGS)
+	$(GO) test -run '^$$' -bench . $(PKGS)
 	cd bench && $(GO) run ./cmd/benchtables
 
 screenshots: setup
