@@ -1,8 +1,11 @@
-// Package audio is Earshot's audio layer without devices or network: raw PCM
-// formats (linear16, linear32, G.711 mu-law and A-law), container detection
-// and decoding (WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus), streaming decoding of
+// Package audio is Earshot's audio layer, without network: raw PCM formats
+// (linear16, linear32, G.711 mu-law and A-law), container detection and
+// decoding (WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus), streaming decoding of
 // audio that arrives in arbitrary chunks, resampling, mixing to mono, and WAV
-// encoding.
+// encoding; and live audio as a [Source] of frames: the microphone
+// ([OpenCapture], through miniaudio) or a recording replayed from memory
+// ([Replay]), with level metering ([Level], [Meter]) and conversion of the
+// frames for a streaming speech service ([FrameConverter]).
 //
 // Decoded audio is always interleaved float32 with full scale at +-1 (integer
 // PCM of n bits is divided by 2^(n-1), so int16 lands in [-1, 1)), whatever

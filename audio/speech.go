@@ -23,16 +23,10 @@ func To16kMono(b *Buffer) ([]int16, error) {
 // Converter16kMono is the streaming form of To16kMono: it takes the
 // interleaved float32 output of a StreamDecoder chunk by chunk and returns
 // 16 kHz mono int16, identical to converting the whole stream at once. For
-// 16 kHz mono input it only converts sample types. A Converter16kMono is not
-// safe for concurrent use.
-type Converter16kMono struct {
-	channels int
-	rs       *Resampler // nil when the input is already 16 kHz
-	carry    []float32  // a partial input frame
-	mono     []float32
-	res      []float32
-	out      []int16
-}
+// 16 kHz mono input it only converts sample types. It is a MonoConverter
+// whose output rate is SpeechRate. A Converter16kMono is not safe for
+// concurrent use.
+type Converter16kMono = MonoConverter
 
 // NewConverter16kMono returns a converter for input of the given rate and
 // channel count, as reported by StreamDecoder.Info.
@@ -40,54 +34,7 @@ func NewConverter16kMono(rate, channels int) (*Converter16kMono, error) {
 	if err := checkLayout(rate, channels); err != nil {
 		return nil, fmt.Errorf("audio: 16 kHz mono converter: %w", err)
 	}
-	c := &Converter16kMono{channels: channels}
-	if rate != SpeechRate {
-		rs, err := NewResampler(rate, SpeechRate, 1)
-		if err != nil {
-			return nil, err
-		}
-		c.rs = rs
-	}
-	return c, nil
-}
-
-// Convert returns the 16 kHz mono samples that samples make available. The
-// returned slice is reused by the next call to Convert or Flush.
-func (c *Converter16kMono) Convert(samples []float32) []int16 {
-	c.mono = c.mono[:0]
-	if len(c.carry) > 0 {
-		take := min(c.channels-len(c.carry), len(samples))
-		c.carry = append(c.carry, samples[:take]...)
-		samples = samples[take:]
-		if len(c.carry) == c.channels {
-			c.mono = MixToMono(c.mono, c.carry, c.channels)
-			c.carry = c.carry[:0]
-		}
-	}
-	whole := len(samples) - len(samples)%c.channels
-	c.mono = MixToMono(c.mono, samples[:whole], c.channels)
-	c.carry = append(c.carry, samples[whole:]...)
-	return c.finish(c.mono, false)
-}
-
-// Flush returns the last samples owed at the end of the stream (the
-// resampler's tail). The returned slice is reused by the next call.
-func (c *Converter16kMono) Flush() []int16 {
-	return c.finish(nil, true)
-}
-
-func (c *Converter16kMono) finish(mono []float32, flush bool) []int16 {
-	if c.rs != nil {
-		c.res = c.res[:0]
-		if flush {
-			c.res = c.rs.Flush(c.res)
-		} else {
-			c.res = c.rs.Process(c.res, mono)
-		}
-		mono = c.res
-	}
-	c.out = Float32ToInt16(c.out[:0], mono)
-	return c.out
+	return newMonoConverter(rate, channels, SpeechRate)
 }
 
 // SpeechDecoder is the recogniser's whole input path in one value: a

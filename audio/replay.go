@@ -1,0 +1,185 @@
+package audio
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// ReplayConfig configures a Replay.
+type ReplayConfig struct {
+	// FrameDuration is the length of the frames Read returns, 1 ms to 1 s;
+	// 0 means DefaultFrameDuration.
+	FrameDuration time.Duration
+	// Paced makes Read deliver audio no faster than real time, like a
+	// microphone: each frame becomes available once its last sample would
+	// have been recorded, counting from the first Read. Frames a slow
+	// reader missed are then delivered at once, so nothing is lost and the
+	// pace does not drift. Without Paced, Read returns frames as fast as
+	// they are read.
+	Paced bool
+	// Loop starts the audio over at its end instead of ending with io.EOF;
+	// frames run on across the seam.
+	Loop bool
+	// Clock paces the replay; nil means SystemClock. Tests inject a fake.
+	Clock Clock
+}
+
+// Replay is a Source over PCM held in memory, such as a decoded recording:
+// for tests, screenshots and live-caption demonstrations without a
+// microphone. Format and Close are safe for concurrent use; Read must be
+// called from one goroutine at a time.
+type Replay struct {
+	format  Format
+	samples []int16 // not modified
+	cfg     ReplayConfig
+	clock   Clock
+	frame   []int16 // returned by Read, reused
+
+	pos       int   // next sample of samples to deliver
+	delivered int64 // sample frames delivered so far
+	start     time.Time
+	started   bool
+
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// NewReplay returns a Source that delivers samples, interleaved PCM in
+// format f (which must be linear16), in frames of cfg.FrameDuration. The
+// samples are not copied and must not be modified while the Replay is in
+// use.
+func NewReplay(f Format, samples []int16, cfg ReplayConfig) (*Replay, error) {
+	if err := checkSourceFormat(f); err != nil {
+		return nil, fmt.Errorf("audio: replay: %w", err)
+	}
+	if len(samples)%f.Channels != 0 {
+		return nil, fmt.Errorf("audio: replay: %d samples are not whole %d-channel frames", len(samples), f.Channels)
+	}
+	if cfg.Loop && len(samples) == 0 {
+		return nil, fmt.Errorf("audio: replay: nothing to loop")
+	}
+	if cfg.FrameDuration == 0 {
+		cfg.FrameDuration = DefaultFrameDuration
+	}
+	frames, err := FrameLen(cfg.FrameDuration, f.SampleRate)
+	if err != nil {
+		return nil, fmt.Errorf("audio: replay: %w", err)
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	return &Replay{
+		format:  f,
+		samples: samples,
+		cfg:     cfg,
+		clock:   clock,
+		frame:   make([]int16, frames*f.Channels),
+		done:    make(chan struct{}),
+	}, nil
+}
+
+// NewReplayBuffer returns a Replay of a decoded recording at its own rate
+// and channel count, converted to int16 (see Float32ToInt16).
+func NewReplayBuffer(b *Buffer, cfg ReplayConfig) (*Replay, error) {
+	f := Format{Encoding: EncodingLinear16, SampleRate: b.SampleRate, Channels: b.Channels}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("audio: replay: %w", err)
+	}
+	whole := len(b.Samples) - len(b.Samples)%b.Channels
+	return NewReplay(f, Float32ToInt16(nil, b.Samples[:whole]), cfg)
+}
+
+// NewSilence returns an endless Source of silence in format f (which must be
+// linear16): a microphone in a quiet room, for tests and demonstrations.
+// cfg.Loop is implied.
+func NewSilence(f Format, cfg ReplayConfig) (*Replay, error) {
+	if err := checkSourceFormat(f); err != nil {
+		return nil, fmt.Errorf("audio: silence: %w", err)
+	}
+	if cfg.FrameDuration == 0 {
+		cfg.FrameDuration = DefaultFrameDuration
+	}
+	frames, err := FrameLen(cfg.FrameDuration, f.SampleRate)
+	if err != nil {
+		return nil, fmt.Errorf("audio: silence: %w", err)
+	}
+	cfg.Loop = true
+	return NewReplay(f, make([]int16, frames*f.Channels), cfg)
+}
+
+// Format returns the format of the frames Read returns.
+func (r *Replay) Format() Format { return r.format }
+
+// Read returns the next frame, after waiting for it to be due when the
+// replay is paced. The slice is reused by the next Read. A Read that
+// returns an error delivers nothing: the next Read returns the same frame.
+func (r *Replay) Read(ctx context.Context) ([]int16, error) {
+	select {
+	case <-r.done:
+		return nil, ErrSourceClosed
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := len(r.frame)
+	if !r.cfg.Loop {
+		n = min(n, len(r.samples)-r.pos)
+		if n == 0 {
+			return nil, io.EOF
+		}
+	}
+	if r.cfg.Paced {
+		if !r.started {
+			r.start, r.started = r.clock.Now(), true
+		}
+		due := r.start.Add(FramesDuration(r.delivered+int64(n/r.format.Channels), r.format.SampleRate))
+		if err := r.wait(ctx, due); err != nil {
+			return nil, err
+		}
+	}
+	out := r.frame[:n]
+	for filled := 0; filled < n; {
+		c := copy(out[filled:], r.samples[r.pos:])
+		filled += c
+		r.pos += c
+		if r.pos == len(r.samples) && r.cfg.Loop {
+			r.pos = 0
+		}
+	}
+	r.delivered += int64(n / r.format.Channels)
+	return out, nil
+}
+
+// wait blocks until the clock reaches due, ctx ends or the replay is
+// closed.
+func (r *Replay) wait(ctx context.Context, due time.Time) error {
+	for {
+		d := due.Sub(r.clock.Now())
+		if d <= 0 {
+			return nil
+		}
+		t := r.clock.NewTimer(d)
+		select {
+		case <-t.C():
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-r.done:
+			t.Stop()
+			return ErrSourceClosed
+		}
+	}
+}
+
+// Close ends the replay: a Read blocked in another goroutine returns
+// ErrSourceClosed at once, and so does every later Read. It is idempotent
+// and always returns nil.
+func (r *Replay) Close() error {
+	r.closeOnce.Do(func() { close(r.done) })
+	return nil
+}
