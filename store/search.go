@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Snippets mark the words that matched between HighlightStart and
+// HighlightEnd: control characters that no transcript contains, so the UI
+// can split on them without escaping.
+const (
+	HighlightStart = "\x02"
+	HighlightEnd   = "\x03"
+	snippetTokens  = 16 // words of context in a snippet
+)
+
+// Limits of a search: a query longer than this is cut, and at most this
+// many hits are returned.
+const (
+	maxQueryBytes = 1024
+	maxQueryTerms = 16
+	DefaultHits   = 50
+	MaxHits       = 1000
+)
+
+// Hit is one match of a search.
+type Hit struct {
+	SessionID int64
+	SegmentID int64 // 0 for a file transcript
+	// Snippet is the matching text around the match, the matched words
+	// between HighlightStart and HighlightEnd, elided parts shown as "…".
+	Snippet string
+	Start   float64 // seconds into the session; 0 for a file transcript
+}
+
+// Search finds caption segments and file transcripts that contain every
+// word of query, the last word also as a prefix (so results appear while
+// the user types), best match first. query is taken as plain words: quotes,
+// operators and other search syntax are matched literally, never parsed,
+// so no input makes Search fail. A query with no word finds nothing.
+// limit <= 0 means DefaultHits; it is capped at MaxHits.
+func (d *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
+	match := matchQuery(query)
+	if match == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = DefaultHits
+	}
+	limit = min(limit, MaxHits)
+	rows, err := d.r.QueryContext(ctx, `SELECT rowid, session_id, start,
+			snippet(history_fts, 0, char(2), char(3), '…', ?)
+		FROM history_fts WHERE history_fts MATCH ?
+		ORDER BY rank LIMIT ?`, snippetTokens, match, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var (
+			h     Hit
+			rowid int64
+		)
+		if err := rows.Scan(&rowid, &h.SessionID, &h.Start, &h.Snippet); err != nil {
+			return nil, fmt.Errorf("store: search: %w", err)
+		}
+		if rowid > 0 { // see migration 2: negative rowids are transcripts
+			h.SegmentID = rowid
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	return hits, nil
+}
+
+// matchQuery turns what a user typed into an FTS5 query that cannot be a
+// syntax error: each word becomes a quoted string (quotes inside doubled),
+// joined by FTS5's implicit AND, and the last word becomes a prefix query
+// unless the input ends in a space. Words without a letter or digit would
+// be empty strings to the tokenizer and are dropped. It returns "" when
+// nothing is left.
+func matchQuery(q string) string {
+	if len(q) > maxQueryBytes {
+		q = q[:maxQueryBytes] // a character cut in two becomes a space below
+	}
+	q = strings.ToValidUTF8(q, " ")
+	sep := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
+	words := strings.FieldsFunc(q, sep)
+	var terms []string
+	prefix := false // the last term is the last word, still being typed
+	for i, w := range words {
+		if len(terms) == maxQueryTerms {
+			break
+		}
+		if strings.ContainsFunc(w, isTokenRune) {
+			terms = append(terms, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+			prefix = i == len(words)-1
+		}
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	if r, _ := utf8.DecodeLastRuneInString(q); prefix && !sep(r) {
+		terms[len(terms)-1] += "*"
+	}
+	return strings.Join(terms, " ")
+}
+
+// isTokenRune reports whether the unicode61 tokenizer keeps r in a token:
+// letters, numbers and private-use characters (its categories L*, N*, Co).
+func isTokenRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+}
