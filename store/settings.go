@@ -15,6 +15,7 @@ import (
 
 // Backends a user can choose.
 const (
+	BackendAuto   = ""       // the hosted service when a key is set, else the local engine
 	BackendLocal  = "local"  // the offline engine on this computer
 	BackendHosted = "hosted" // the hosted service
 	BackendCustom = "custom" // a server at CustomURL that speaks the service's interface
@@ -23,7 +24,7 @@ const (
 // Settings are the user's choices. They hold no credential: the API key
 // lives in a SecretStore, never here.
 type Settings struct {
-	Backend          string // BackendLocal, BackendHosted or BackendCustom
+	Backend          string // BackendAuto, BackendLocal, BackendHosted or BackendCustom
 	CustomURL        string // base URL of a custom backend, without credentials
 	Region           string // "" (global), "eu", "au" or "in"
 	InputDevice      string // microphone; "" for the system's default
@@ -36,11 +37,12 @@ type Settings struct {
 	ExportFormat     string // file extension of exported transcripts: srt, vtt, txt, json
 }
 
-// DefaultSettings returns the settings of a new installation: the local
-// engine, which works offline and without a key.
+// DefaultSettings returns the settings of a new installation: the hosted
+// service when a key is set, else the local engine, which works offline
+// and without a key.
 func DefaultSettings() Settings {
 	return Settings{
-		Backend:        BackendLocal,
+		Backend:        BackendAuto,
 		Model:          "nova-3",
 		Language:       "en",
 		SmartFormat:    true,
@@ -58,7 +60,7 @@ var settingFields = []struct {
 	check func(Settings) error
 }{
 	{"backend", func(s *Settings) any { return &s.Backend }, func(s Settings) error {
-		if !slices.Contains([]string{BackendLocal, BackendHosted, BackendCustom}, s.Backend) {
+		if !slices.Contains([]string{BackendAuto, BackendLocal, BackendHosted, BackendCustom}, s.Backend) {
 			return fmt.Errorf("unknown backend %q", s.Backend)
 		}
 		return nil

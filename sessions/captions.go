@@ -1,0 +1,826 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/store"
+)
+
+// streamRate is the rate audio is sent at: 16 kHz mono linear16, which
+// every model takes and which keeps the unsent buffer small.
+const streamRate = 16000
+
+// Defaults of a captions session.
+const (
+	DefaultKeepAlive = 4 * time.Second  // within the 3 to 5 s the service asks for
+	DefaultMaxBuffer = 2 * time.Minute  // unfinalized audio kept for a reconnection
+	dialTimeout      = 15 * time.Second // one connection attempt
+	closeTimeout     = 10 * time.Second // waiting for the last results at Stop
+	maxBackoff       = 15 * time.Second // between reconnection attempts
+	rateLimitBackoff = 5 * time.Second  // the least wait after a 429
+	levelInterval    = 50 * time.Millisecond
+)
+
+// CaptionHistory is where a captions session saves itself; *store.DB
+// implements it.
+type CaptionHistory interface {
+	CreateSession(ctx context.Context, s store.Session) (int64, error)
+	AddSegment(ctx context.Context, seg store.Segment) (int64, error)
+	FinishSession(ctx context.Context, id int64, ended time.Time, duration float64, status, errText string) error
+}
+
+// CaptionsConfig configures a captions session.
+type CaptionsConfig struct {
+	// Streamer opens the streams.
+	Streamer Streamer
+	// Options are the stream's options; the session sets the audio format
+	// (linear16, 16 kHz, mono) itself.
+	Options api.ListenOptions
+	// Source is the microphone or a replayed recording.
+	Source audio.Source
+	// History, when set, receives the session and every final as it arrives.
+	History CaptionHistory
+	// Title, SourceName and Backend describe the session in history.
+	Title, SourceName, Backend string
+	// KeepAlive is the interval of KeepAlive messages while no audio is
+	// sent (muted); 0 means DefaultKeepAlive.
+	KeepAlive time.Duration
+	// MaxBuffer bounds the audio kept for a reconnection; 0 means
+	// DefaultMaxBuffer. Older unfinalized audio is dropped beyond it.
+	MaxBuffer time.Duration
+	// OwnsSource makes the session close Source when it ends.
+	OwnsSource bool
+	// Logger receives the session's records; nil discards them.
+	Logger *slog.Logger
+}
+
+// Captions is a live captions session: audio from a source goes to a
+// /v1/listen stream, and what comes back becomes interim text and final
+// captions, saved to history as they arrive.
+//
+// A dropped connection is reopened with backoff (longer after a 429); the
+// audio the service had not finalized is sent again, and the new
+// connection's timestamps, which restart at zero, are shifted so the
+// transcript stays continuous. While muted, no audio is sent and
+// KeepAlive messages hold the connection open.
+//
+// Start, Stop, SetMuted and Events are safe for concurrent use. Events must
+// be read until it is closed.
+type Captions struct {
+	cfg CaptionsConfig
+	log *slog.Logger
+	ev  *eventQueue
+
+	startOnce sync.Once
+	stopOnce  sync.Once
+	stopCh    chan struct{}
+	muteCh    chan bool
+	done      chan struct{}
+	err       error // why the session ended, read after done
+	started   bool
+	mu        sync.Mutex // guards started, sessionID
+	sessionID int64
+}
+
+// NewCaptions returns a session; Start starts it.
+func NewCaptions(cfg CaptionsConfig) *Captions {
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = DefaultKeepAlive
+	}
+	if cfg.MaxBuffer <= 0 {
+		cfg.MaxBuffer = DefaultMaxBuffer
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Captions{
+		cfg:    cfg,
+		log:    log,
+		ev:     newEventQueue(64),
+		stopCh: make(chan struct{}),
+		muteCh: make(chan bool, 8),
+		done:   make(chan struct{}),
+	}
+}
+
+// Events returns the session's events. The channel is closed once the
+// session has stopped and every event has been delivered.
+func (c *Captions) Events() <-chan Event { return c.ev.out }
+
+// SessionID returns the session's id in history (0 without history).
+func (c *Captions) SessionID() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// Start checks the options, records the session and starts capturing and
+// streaming in the background. It returns once the work is under way; the
+// connection is reported through StateEvents. ctx bounds the whole
+// session: cancelling it stops the session like Stop.
+func (c *Captions) Start(ctx context.Context) error {
+	err := errors.New("captions: already started")
+	c.startOnce.Do(func() {
+		err = c.start(ctx)
+	})
+	return err
+}
+
+func (c *Captions) start(ctx context.Context) error {
+	if c.cfg.Streamer == nil || c.cfg.Source == nil {
+		return errors.New("captions: a streamer and a source are needed")
+	}
+	opts := c.streamOptions()
+	if err := opts.CheckRequest(api.Streaming); err != nil {
+		return err
+	}
+	f := c.cfg.Source.Format()
+	conv, err := audio.NewConverter16kMono(f.SampleRate, f.Channels)
+	if err != nil {
+		return fmt.Errorf("captions: %w", err)
+	}
+	var id int64
+	if c.cfg.History != nil {
+		optJSON, _ := json.Marshal(opts.Query())
+		id, err = c.cfg.History.CreateSession(ctx, store.Session{
+			Kind:    store.KindCaptions,
+			Title:   c.cfg.Title,
+			Source:  c.cfg.SourceName,
+			Backend: c.cfg.Backend,
+			Model:   opts.Model,
+			Options: string(optJSON),
+			Started: time.Now(),
+			Status:  store.StatusRunning,
+		})
+		if err != nil {
+			return fmt.Errorf("captions: save the session: %w", err)
+		}
+	}
+	c.mu.Lock()
+	c.started = true
+	c.sessionID = id
+	c.mu.Unlock()
+
+	r := &captionsRun{
+		c:      c,
+		opts:   opts,
+		conv:   conv,
+		frames: make(chan []int16, 256),
+		dialed: make(chan dialResult, 1),
+		msgs:   make(chan received, 64),
+	}
+	go func() {
+		defer close(c.done)
+		c.err = r.run(ctx)
+	}()
+	return nil
+}
+
+// streamOptions are the configured options with the session's audio format.
+func (c *Captions) streamOptions() api.ListenOptions {
+	o := c.cfg.Options
+	o.Encoding = "linear16"
+	o.SampleRate = streamRate
+	o.Channels = 1
+	return o
+}
+
+// SetMuted stops (true) or resumes (false) sending audio. While muted
+// the connection stays open with KeepAlive messages.
+func (c *Captions) SetMuted(muted bool) {
+	select {
+	case c.muteCh <- muted:
+	case <-c.done:
+	}
+}
+
+// Stop ends the session: it stops capturing, lets the service finish what
+// it was sent, saves the last captions and closes the connection. It
+// waits for all of it, is idempotent, and returns why the session ended
+// if it failed.
+func (c *Captions) Stop() error {
+	c.mu.Lock()
+	started := c.started
+	c.mu.Unlock()
+	c.stopOnce.Do(func() { close(c.stopCh) })
+	if !started {
+		c.startOnce.Do(func() {}) // a later Start does nothing
+		c.ev.close()
+		return nil
+	}
+	<-c.done
+	return c.err
+}
+
+// Done is closed when the session has ended.
+func (c *Captions) Done() <-chan struct{} { return c.done }
+
+// chunk is audio at streamRate starting at a session sample position.
+type chunk struct {
+	pos int64
+	pcm []int16
+}
+
+// anchor maps a connection's sample position to the session's.
+type anchor struct{ stream, session int64 }
+
+// connection is one open stream.
+type connection struct {
+	stream   ListenStream
+	anchors  []anchor
+	sent     int64 // samples sent on this connection
+	lastSend time.Time
+	cancel   context.CancelFunc
+	recvDone chan struct{}
+	closing  bool // CloseStream was sent
+}
+
+type dialResult struct {
+	stream ListenStream
+	err    error
+}
+
+type received struct {
+	conn *connection
+	msg  api.ListenMessage
+	err  error // set once, when the stream ends; io.EOF for a clean end
+}
+
+// captionsRun is the state of a running session. Only the run loop
+// touches it; the capture goroutine, the dialer and each connection's
+// receiver talk to it through channels.
+type captionsRun struct {
+	c    *Captions
+	opts api.ListenOptions
+	conv *audio.Converter16kMono
+
+	frames chan []int16
+	dialed chan dialResult
+	msgs   chan received
+
+	wg sync.WaitGroup // capture, dialer and receivers
+
+	conn      *connection
+	dialing   bool
+	attempt   int
+	retry     *time.Timer
+	muted     bool
+	stopping  bool
+	state     State
+	captured  int64   // session samples captured so far
+	pending   []chunk // unfinalized audio, sent or not
+	finalized int64   // session sample up to which finals cover
+	seq       int
+	dropped   int64 // samples dropped from a full buffer
+	lastLevel time.Time
+	level     audio.Meter
+	lastErr   error
+}
+
+func (r *captionsRun) run(ctx context.Context) error {
+	c := r.c
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.retry = time.NewTimer(time.Hour)
+	r.retry.Stop()
+	keepAlive := time.NewTicker(c.cfg.KeepAlive / 4)
+	defer keepAlive.Stop()
+
+	captureCtx, stopCapture := context.WithCancel(ctx)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.capture(captureCtx)
+	}()
+	defer func() {
+		stopCapture()
+		if r.conn != nil {
+			r.dropConn()
+		}
+		cancel()
+		r.wg.Wait()
+		if c.cfg.OwnsSource {
+			c.cfg.Source.Close()
+		}
+		c.ev.close()
+	}()
+
+	r.setState(StateConnecting, nil)
+	r.dial(ctx)
+	var closeDeadline <-chan time.Time
+	frames := r.frames
+	stopCh := c.stopCh
+	for {
+		select {
+		case <-ctx.Done():
+			r.finish(store.StatusCancelled, nil)
+			return ctx.Err()
+		case <-stopCh:
+			stopCh = nil // handled once
+			r.stopping = true
+			frames = nil
+			stopCapture()
+			r.setState(StateStopping, nil)
+			closeDeadline = time.After(closeTimeout)
+			if r.conn == nil {
+				if r.bufferedSamples() == 0 || !r.dialing && r.attempt == 0 {
+					r.finish(store.StatusDone, nil)
+					return nil
+				}
+				continue // a connection is coming: it will take the audio first
+			}
+			if err := r.closeStream(ctx); err != nil {
+				r.finish(store.StatusDone, nil)
+				return nil
+			}
+		case <-closeDeadline:
+			r.finish(store.StatusDone, nil)
+			return nil
+		case m := <-r.muteCh():
+			r.setMuted(ctx, m)
+		case pcm, ok := <-frames:
+			if !ok {
+				frames = nil // the source ended: finish like Stop
+				c.stopOnce.Do(func() { close(c.stopCh) })
+				continue
+			}
+			r.onAudio(ctx, pcm)
+		case d := <-r.dialed:
+			r.dialing = false
+			r.onDialed(ctx, d)
+		case <-r.retry.C:
+			r.dial(ctx)
+		case m := <-r.msgs:
+			if m.conn != r.conn {
+				continue // from a connection already dropped
+			}
+			if m.err != nil {
+				if r.stopping {
+					r.finish(store.StatusDone, nil)
+					return nil
+				}
+				r.lost(ctx, m.err)
+				continue
+			}
+			if err := r.onMessage(ctx, m.msg); err != nil {
+				r.finish(store.StatusFailed, err)
+				return err
+			}
+		case <-keepAlive.C:
+			r.keepAlive(ctx)
+		}
+		if r.state == StateFailed {
+			return r.lastErr
+		}
+	}
+}
+
+func (r *captionsRun) muteCh() <-chan bool { return r.c.muteCh }
+
+// capture reads the source and hands 16 kHz frames to the run loop. When
+// the loop falls behind, capture waits; a live source then drops audio in
+// its own buffer (the microphone's ring), and a recording simply waits.
+func (r *captionsRun) capture(ctx context.Context) {
+	defer close(r.frames)
+	var buf []float32
+	for {
+		frame, err := r.c.cfg.Source.Read(ctx)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+				r.c.log.Warn("audio source failed", "err", err)
+			}
+			return
+		}
+		buf = audio.Int16ToFloat32(buf[:0], frame)
+		pcm := append([]int16(nil), r.conv.Convert(buf)...)
+		if len(pcm) == 0 {
+			continue
+		}
+		select {
+		case r.frames <- pcm:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (r *captionsRun) onAudio(ctx context.Context, pcm []int16) {
+	pos := r.captured
+	r.captured += int64(len(pcm))
+	if now := time.Now(); now.Sub(r.lastLevel) >= levelInterval {
+		r.lastLevel = now
+		rms, peak := r.level.Update(pcm)
+		r.c.ev.push(&LevelEvent{RMS: rms, Peak: peak})
+	} else {
+		r.level.Update(pcm)
+	}
+	if r.muted {
+		return
+	}
+	ch := chunk{pos: pos, pcm: pcm}
+	r.pending = append(r.pending, ch)
+	r.trimBuffer()
+	if r.conn != nil && !r.conn.closing {
+		r.send(ctx, ch)
+	} else if r.state == StateReconnecting {
+		r.setState(StateReconnecting, r.lastErr)
+	}
+}
+
+// trimBuffer drops the oldest unfinalized audio beyond MaxBuffer.
+func (r *captionsRun) trimBuffer() {
+	limit := int64(r.c.cfg.MaxBuffer.Seconds() * streamRate)
+	total := r.bufferedSamples()
+	for total > limit && len(r.pending) > 0 {
+		total -= int64(len(r.pending[0].pcm))
+		r.dropped += int64(len(r.pending[0].pcm))
+		r.pending = r.pending[1:]
+	}
+}
+
+func (r *captionsRun) bufferedSamples() int64 {
+	var n int64
+	for _, ch := range r.pending {
+		if end := ch.pos + int64(len(ch.pcm)); end > r.finalized {
+			n += end - max(ch.pos, r.finalized)
+		}
+	}
+	return n
+}
+
+// send puts a chunk on the current connection.
+func (r *captionsRun) send(ctx context.Context, ch chunk) {
+	conn := r.conn
+	pcm := ch.pcm
+	pos := ch.pos
+	if pos < r.finalized { // partly covered by finals already
+		skip := min(r.finalized-pos, int64(len(pcm)))
+		pcm, pos = pcm[skip:], pos+skip
+	}
+	if len(pcm) == 0 {
+		return
+	}
+	if n := len(conn.anchors); n == 0 || conn.anchors[n-1].session+(conn.sent-conn.anchors[n-1].stream) != pos {
+		conn.anchors = append(conn.anchors, anchor{stream: conn.sent, session: pos})
+	}
+	conn.sent += int64(len(pcm))
+	conn.lastSend = time.Now()
+	if err := conn.stream.Send(ctx, audio.Int16ToBytes(nil, pcm)); err != nil {
+		r.lost(ctx, err)
+	}
+}
+
+// toSession maps seconds on the current connection to session seconds.
+func (r *captionsRun) toSession(conn *connection, t float64) float64 {
+	s := int64(t*streamRate + 0.5)
+	a := anchor{}
+	for _, x := range conn.anchors {
+		if x.stream > s {
+			break
+		}
+		a = x
+	}
+	return float64(a.session+(s-a.stream)) / streamRate
+}
+
+func (r *captionsRun) setMuted(ctx context.Context, m bool) {
+	if m == r.muted || r.stopping {
+		return
+	}
+	r.muted = m
+	if m && r.conn != nil {
+		// Let the service finish the words it has; no more audio comes.
+		if err := r.conn.stream.Finalize(ctx); err != nil {
+			r.lost(ctx, err)
+			return
+		}
+	}
+	switch {
+	case r.conn == nil:
+		r.setState(StateReconnecting, r.lastErr)
+	case m:
+		r.setState(StateMuted, nil)
+	default:
+		r.setState(StateLive, nil)
+	}
+}
+
+// keepAlive holds the connection open while no audio is being sent.
+func (r *captionsRun) keepAlive(ctx context.Context) {
+	conn := r.conn
+	if conn == nil || conn.closing || time.Since(conn.lastSend) < r.c.cfg.KeepAlive {
+		return
+	}
+	conn.lastSend = time.Now()
+	if err := conn.stream.KeepAlive(ctx); err != nil {
+		r.lost(ctx, err)
+	}
+}
+
+// dial starts a connection attempt in the background.
+func (r *captionsRun) dial(ctx context.Context) {
+	if r.dialing || r.conn != nil || r.stopping && r.bufferedSamples() == 0 {
+		return
+	}
+	r.dialing = true
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+		defer cancel()
+		st, err := r.c.cfg.Streamer.Listen(dctx, r.opts)
+		if err != nil && st != nil {
+			st.Close()
+			st = nil
+		}
+		select {
+		case r.dialed <- dialResult{stream: st, err: err}:
+		case <-ctx.Done():
+			if st != nil {
+				st.Close()
+			}
+		}
+	}()
+}
+
+func (r *captionsRun) onDialed(ctx context.Context, d dialResult) {
+	if d.err != nil {
+		if permanent(d.err) {
+			r.fail(d.err)
+			return
+		}
+		r.retryLater(d.err)
+		return
+	}
+	if r.stopping && r.bufferedSamples() == 0 {
+		d.stream.Close()
+		return
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	conn := &connection{stream: d.stream, cancel: cancel, recvDone: make(chan struct{}), lastSend: time.Now()}
+	r.conn = conn
+	r.attempt = 0
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer close(conn.recvDone)
+		r.receive(rctx, conn)
+	}()
+	// Send again what the service had not finalized, then go live.
+	for _, ch := range r.pending {
+		if r.conn != conn {
+			return // lost while resending
+		}
+		r.send(ctx, ch)
+	}
+	if r.stopping {
+		if err := r.closeStream(ctx); err != nil {
+			r.lost(ctx, err)
+		}
+		return
+	}
+	if r.muted {
+		r.setState(StateMuted, nil)
+	} else {
+		r.setState(StateLive, nil)
+	}
+}
+
+// closeStream asks the service to finish what it was sent and close.
+func (r *captionsRun) closeStream(ctx context.Context) error {
+	r.conn.closing = true
+	return r.conn.stream.CloseStream(ctx)
+}
+
+// receive moves a connection's messages to the run loop.
+func (r *captionsRun) receive(ctx context.Context, conn *connection) {
+	for {
+		m, err := conn.stream.Next(ctx)
+		if err == nil && m == nil {
+			continue
+		}
+		select {
+		case r.msgs <- received{conn: conn, msg: m, err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// lost drops the current connection and schedules a new one.
+func (r *captionsRun) lost(ctx context.Context, err error) {
+	if r.conn == nil {
+		return
+	}
+	r.c.log.Info("captions: connection lost", "err", err)
+	r.dropConn()
+	if errors.Is(err, io.EOF) {
+		err = errors.New("the service closed the connection")
+	}
+	if permanent(err) {
+		r.fail(err)
+		return
+	}
+	r.retryLater(err)
+}
+
+func (r *captionsRun) dropConn() {
+	conn := r.conn
+	r.conn = nil
+	conn.cancel()
+	conn.stream.Close()
+}
+
+// retryLater waits before the next attempt: exponential with jitter, and
+// at least rateLimitBackoff after a 429.
+func (r *captionsRun) retryLater(err error) {
+	r.lastErr = err
+	r.attempt++
+	d := min(250*time.Millisecond<<min(r.attempt-1, 8), maxBackoff)
+	if errors.Is(err, api.ErrRateLimited) {
+		d = max(d, rateLimitBackoff)
+	}
+	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	r.retry.Reset(d)
+	r.c.ev.push(&StateEvent{State: StateReconnecting, Buffered: r.buffered(), Attempt: r.attempt, RetryIn: d, Err: err})
+	r.state = StateReconnecting
+}
+
+func (r *captionsRun) buffered() time.Duration {
+	return time.Duration(r.bufferedSamples()) * time.Second / streamRate
+}
+
+// permanent reports errors that another attempt would not fix: refused
+// credentials or options.
+func permanent(err error) bool {
+	var e *api.Error
+	if errors.As(err, &e) && (e.Status == 400 || e.Status == 401 || e.Status == 402 || e.Status == 403 || e.Status == 404) {
+		return true
+	}
+	return errors.Is(err, api.ErrInvalidOptions) || errors.Is(err, api.ErrUnauthorized)
+}
+
+func (r *captionsRun) fail(err error) {
+	r.lastErr = err
+	r.finish(store.StatusFailed, err)
+}
+
+func (r *captionsRun) onMessage(ctx context.Context, m api.ListenMessage) error {
+	conn := r.conn
+	switch msg := m.(type) {
+	case *api.Results:
+		if len(msg.Channel.Alternatives) == 0 {
+			return nil
+		}
+		alt := msg.Channel.Alternatives[0]
+		words := make([]api.Word, len(alt.Words))
+		for i, w := range alt.Words {
+			w.Start = round3(r.toSession(conn, w.Start))
+			w.End = round3(r.toSession(conn, w.End))
+			words[i] = w
+		}
+		start := r.toSession(conn, msg.Start)
+		end := r.toSession(conn, msg.Start+msg.Duration)
+		if !msg.IsFinal {
+			if alt.Transcript != "" {
+				r.c.ev.push(&InterimEvent{Start: start, End: end, Text: alt.Transcript, Words: words})
+			}
+			return nil
+		}
+		r.finalized = max(r.finalized, int64(end*streamRate+0.5))
+		r.dropFinalized()
+		for _, cap := range splitBySpeaker(words, alt, msg.SpeechFinal) {
+			cap.Seq = r.seq
+			r.seq++
+			r.save(ctx, cap)
+			r.c.ev.push(&FinalEvent{Caption: cap})
+		}
+	case *api.UtteranceEnd:
+		r.c.ev.push(&UtteranceEndEvent{LastWordEnd: r.toSession(conn, msg.LastWordEnd)})
+	case *api.StreamError:
+		r.c.log.Warn("captions: the service reported an error", "err", msg.Err())
+	}
+	return nil
+}
+
+// dropFinalized forgets audio the finals now cover.
+func (r *captionsRun) dropFinalized() {
+	i := 0
+	for i < len(r.pending) && r.pending[i].pos+int64(len(r.pending[i].pcm)) <= r.finalized {
+		i++
+	}
+	r.pending = r.pending[i:]
+}
+
+// splitBySpeaker turns a final's words into captions, one per run of a
+// speaker. A final without words gives none.
+func splitBySpeaker(words []api.Word, alt api.Alternative, speechFinal bool) []Caption {
+	if len(words) == 0 {
+		return nil
+	}
+	var out []Caption
+	startRun := 0
+	for i := 1; i <= len(words); i++ {
+		if i < len(words) && sameSpeaker(words[i].Speaker, words[startRun].Speaker) {
+			continue
+		}
+		run := words[startRun:i]
+		cap := Caption{
+			Start:   run[0].Start,
+			End:     run[len(run)-1].End,
+			Speaker: run[0].Speaker,
+			Words:   run,
+		}
+		var conf float64
+		for j, w := range run {
+			if j > 0 {
+				cap.Text += " "
+			}
+			cap.Text += w.Text()
+			conf += w.Confidence
+		}
+		cap.Confidence = conf / float64(len(run))
+		out = append(out, cap)
+		startRun = i
+	}
+	if len(out) == 1 && alt.Transcript != "" {
+		out[0].Text = alt.Transcript // keep the service's own spacing and punctuation
+	}
+	out[len(out)-1].SpeechFinal = speechFinal
+	return out
+}
+
+func sameSpeaker(a, b *int) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// save writes a caption to history as it arrives.
+func (r *captionsRun) save(ctx context.Context, cap Caption) {
+	h := r.c.cfg.History
+	if h == nil {
+		return
+	}
+	words, _ := json.Marshal(cap.Words)
+	_, err := h.AddSegment(ctx, store.Segment{
+		SessionID:  r.c.SessionID(),
+		Seq:        cap.Seq,
+		Start:      cap.Start,
+		End:        cap.End,
+		Speaker:    cap.Speaker,
+		Text:       cap.Text,
+		Words:      string(words),
+		Confidence: cap.Confidence,
+	})
+	if err != nil {
+		r.c.log.Error("captions: a caption could not be saved", "err", err)
+	}
+}
+
+func (r *captionsRun) setState(s State, err error) {
+	r.state = s
+	ev := &StateEvent{State: s, Err: err}
+	if s == StateReconnecting {
+		ev.Buffered = r.buffered()
+		ev.Attempt = r.attempt
+	}
+	r.c.ev.push(ev)
+}
+
+// finish records the end of the session.
+func (r *captionsRun) finish(status string, err error) {
+	if h := r.c.cfg.History; h != nil && r.c.SessionID() != 0 {
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		// The session's own context may be gone: the record must still be written.
+		if ferr := h.FinishSession(context.Background(), r.c.SessionID(), time.Now(), float64(r.captured)/streamRate, status, msg); ferr != nil {
+			r.c.log.Error("captions: the session could not be closed in history", "err", ferr)
+		}
+	}
+	if status == store.StatusFailed {
+		r.setState(StateFailed, err)
+		r.state = StateFailed
+		return
+	}
+	r.setState(StateStopped, nil)
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }

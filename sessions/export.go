@@ -1,0 +1,307 @@
+package sessions
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/asticode/go-astisub"
+
+	"github.com/earshot-app/earshot/api"
+)
+
+// ExportFormat is a format a transcript can be saved in.
+type ExportFormat string
+
+// Export formats.
+const (
+	ExportSRT  ExportFormat = "srt"
+	ExportVTT  ExportFormat = "vtt"
+	ExportText ExportFormat = "txt"
+	ExportJSON ExportFormat = "json"
+)
+
+// ExportFormats lists every format, in the order to offer them.
+var ExportFormats = []ExportFormat{ExportSRT, ExportVTT, ExportText, ExportJSON}
+
+// ParseExportFormat reads a format name or file extension.
+func ParseExportFormat(s string) (ExportFormat, error) {
+	switch f := ExportFormat(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), ".")); f {
+	case ExportSRT, ExportVTT, ExportText, ExportJSON:
+		return f, nil
+	case "webvtt":
+		return ExportVTT, nil
+	case "text":
+		return ExportText, nil
+	}
+	return "", fmt.Errorf("unknown export format %q: choose srt, vtt, txt or json", s)
+}
+
+// Extension is the file extension of the format, with its dot.
+func (f ExportFormat) Extension() string { return "." + string(f) }
+
+// Subtitle cues are kept short enough to read: at most this long, and
+// with at most two lines of this many characters.
+const (
+	maxCueDuration = 7 * time.Second
+	maxLineChars   = 42
+	maxCueChars    = 2 * maxLineChars
+)
+
+// Transcript is what an export is made from: a session's captions and,
+// for a file transcription, the service's response.
+type Transcript struct {
+	Title    string
+	Captions []Caption
+	// Response, when set, is exported as is to JSON.
+	Response *api.ListenResponse
+	// Created is when the session started (for the JSON metadata).
+	Created time.Time
+}
+
+// Export writes t in format f.
+func Export(w io.Writer, f ExportFormat, t Transcript) error {
+	switch f {
+	case ExportSRT, ExportVTT:
+		subs := subtitles(t.Captions, f == ExportVTT)
+		if len(subs.Items) == 0 {
+			if f == ExportVTT {
+				_, err := io.WriteString(w, "WEBVTT\n")
+				return err
+			}
+			return nil // an empty SRT file is empty
+		}
+		if f == ExportSRT {
+			return subs.WriteToSRT(w)
+		}
+		return subs.WriteToWebVTT(w)
+	case ExportText:
+		_, err := io.WriteString(w, plainText(t.Captions))
+		return err
+	case ExportJSON:
+		resp := t.Response
+		if resp == nil {
+			resp = responseOf(t)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(resp)
+	}
+	return fmt.Errorf("unknown export format %q", f)
+}
+
+// speakerName names a speaker for people: the service counts from 0,
+// people from 1.
+func speakerName(s *int) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf("Speaker %d", *s+1)
+}
+
+// subtitles cuts captions into readable cues. With voices (WebVTT) the
+// speaker is the cue's voice; otherwise it leads the text.
+func subtitles(caps []Caption, voices bool) *astisub.Subtitles {
+	subs := astisub.NewSubtitles()
+	for _, c := range caps {
+		for _, cue := range cues(c) {
+			text := cue.text
+			name := speakerName(c.Speaker)
+			line := astisub.Line{}
+			if name != "" {
+				if voices {
+					line.VoiceName = name
+				} else {
+					text = name + ": " + text
+				}
+			}
+			item := &astisub.Item{
+				StartAt: seconds(cue.start),
+				EndAt:   seconds(max(cue.end, cue.start+0.001)),
+			}
+			for i, l := range wrap(text) {
+				ln := line
+				if i > 0 {
+					ln.VoiceName = "" // the voice tag opens the cue once
+				}
+				ln.Items = []astisub.LineItem{{Text: l}}
+				item.Lines = append(item.Lines, ln)
+			}
+			subs.Items = append(subs.Items, item)
+		}
+	}
+	return subs
+}
+
+type cue struct {
+	start, end float64
+	text       string
+}
+
+// cues splits a caption at word boundaries into cues no longer than
+// maxCueDuration and maxCueChars. A caption without words is one cue.
+func cues(c Caption) []cue {
+	if len(c.Words) == 0 {
+		if strings.TrimSpace(c.Text) == "" {
+			return nil
+		}
+		return []cue{{start: c.Start, end: c.End, text: c.Text}}
+	}
+	var out []cue
+	cur := cue{start: c.Words[0].Start}
+	for _, w := range c.Words {
+		word := w.Text()
+		long := len(cur.text)+1+len(word) > maxCueChars || w.End-cur.start > maxCueDuration.Seconds()
+		if cur.text != "" && long {
+			out = append(out, cur)
+			cur = cue{start: w.Start}
+		}
+		if cur.text != "" {
+			cur.text += " "
+		}
+		cur.text += word
+		cur.end = w.End
+	}
+	if cur.text != "" {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// wrap breaks text into lines of at most maxLineChars where it can.
+func wrap(text string) []string {
+	var lines []string
+	cur := ""
+	for _, w := range strings.Fields(text) {
+		if cur != "" && len(cur)+1+len(w) > maxLineChars {
+			lines = append(lines, cur)
+			cur = ""
+		}
+		if cur != "" {
+			cur += " "
+		}
+		cur += w
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// plainText is the transcript as prose: one paragraph per speaker turn,
+// the speaker named when known.
+func plainText(caps []Caption) string {
+	var b strings.Builder
+	var cur *int
+	open := false
+	for i, c := range caps {
+		if strings.TrimSpace(c.Text) == "" {
+			continue
+		}
+		turn := i == 0 || !open || !sameSpeaker(cur, c.Speaker)
+		if turn {
+			if open {
+				b.WriteString("\n\n")
+			}
+			if name := speakerName(c.Speaker); name != "" {
+				b.WriteString(name + ": ")
+			}
+			open = true
+			cur = c.Speaker
+		} else {
+			b.WriteString(" ")
+		}
+		b.WriteString(strings.TrimSpace(c.Text))
+	}
+	if open {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// responseOf builds the service's response shape from captions: every
+// word in one alternative, and one utterance per caption.
+func responseOf(t Transcript) *api.ListenResponse {
+	var words []api.Word
+	var texts []string
+	var conf float64
+	var end float64
+	utts := []api.Utterance{}
+	for _, c := range t.Captions {
+		words = append(words, c.Words...)
+		if s := strings.TrimSpace(c.Text); s != "" {
+			texts = append(texts, s)
+		}
+		for _, w := range c.Words {
+			conf += w.Confidence
+		}
+		end = max(end, c.End)
+		utts = append(utts, api.Utterance{
+			Start: c.Start, End: c.End, Confidence: c.Confidence, Transcript: c.Text,
+			Words: c.Words, Speaker: c.Speaker, ID: fmt.Sprintf("caption-%d", c.Seq),
+		})
+	}
+	if words == nil {
+		words = []api.Word{}
+	}
+	alt := api.Alternative{Transcript: strings.Join(texts, " "), Words: words}
+	if len(words) > 0 {
+		alt.Confidence = conf / float64(len(words))
+	}
+	created := t.Created
+	if created.IsZero() {
+		created = time.Now()
+	}
+	return &api.ListenResponse{
+		Metadata: api.ListenMetadata{
+			TransactionKey: "deprecated",
+			Created:        created.UTC().Format("2006-01-02T15:04:05.000Z"),
+			Duration:       end,
+			Channels:       1,
+			Models:         []string{},
+			ModelInfo:      map[string]api.ModelInfo{},
+		},
+		Results: api.ListenResults{
+			Channels:   []api.ResultChannel{{Alternatives: []api.Alternative{alt}}},
+			Utterances: utts,
+		},
+	}
+}
+
+// CaptionsOf turns a batch response into captions: its utterances when it
+// has them, otherwise its words cut at pauses and speaker changes.
+func CaptionsOf(resp *api.ListenResponse) []Caption {
+	if resp == nil {
+		return nil
+	}
+	var out []Caption
+	if len(resp.Results.Utterances) > 0 {
+		for i, u := range resp.Results.Utterances {
+			out = append(out, Caption{Seq: i, Start: u.Start, End: u.End, Speaker: u.Speaker, Text: u.Transcript,
+				Words: u.Words, Confidence: u.Confidence})
+		}
+		return out
+	}
+	for _, rc := range resp.Results.Channels {
+		if len(rc.Alternatives) == 0 {
+			continue
+		}
+		words := rc.Alternatives[0].Words
+		start := 0
+		for i := 1; i <= len(words); i++ {
+			if i < len(words) && sameSpeaker(words[i].Speaker, words[start].Speaker) && words[i].Start-words[i-1].End < 0.8 {
+				continue
+			}
+			for _, c := range splitBySpeaker(words[start:i], api.Alternative{}, true) {
+				c.Seq = len(out)
+				out = append(out, c)
+			}
+			start = i
+		}
+	}
+	return out
+}

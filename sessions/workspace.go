@@ -1,0 +1,342 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/store"
+)
+
+// BackendAuto chooses the hosted service when a key is set, else the
+// local engine.
+const BackendAuto = store.BackendAuto
+
+// Microphones lists and opens input devices; main gives the real ones
+// (audio/device), tests give fakes.
+type Microphones interface {
+	Devices(ctx context.Context) ([]device.Device, error)
+	Open(ctx context.Context, deviceID string) (audio.Source, error)
+}
+
+// WorkspaceConfig is what a Workspace is built from.
+type WorkspaceConfig struct {
+	// History holds sessions and settings.
+	History *store.DB
+	// Keys finds the API key.
+	Keys *Keys
+	// Local starts the built-in engine on demand; nil in builds without one.
+	Local LocalEngine
+	// Microphones, when nil, means no live capture is possible.
+	Microphones Microphones
+	Logger      *slog.Logger
+}
+
+// Workspace is what the app's views drive: the service chosen in the
+// settings, the key, history, and the sessions built on them. It is safe
+// for concurrent use.
+type Workspace struct {
+	cfg WorkspaceConfig
+	log *slog.Logger
+
+	mu   sync.Mutex  // guards conn
+	conn *Connection // built on first use, dropped when settings or key change
+}
+
+// NewWorkspace returns a workspace over cfg.
+func NewWorkspace(cfg WorkspaceConfig) (*Workspace, error) {
+	if cfg.History == nil || cfg.Keys == nil {
+		return nil, errors.New("workspace: history and keys are needed")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Workspace{cfg: cfg, log: log}, nil
+}
+
+// Settings returns the saved settings.
+func (w *Workspace) Settings(ctx context.Context) (store.Settings, error) {
+	return w.cfg.History.LoadSettings(ctx)
+}
+
+// SaveSettings checks and saves settings; the next request uses them.
+func (w *Workspace) SaveSettings(ctx context.Context, s store.Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if s.Backend == BackendCustom {
+		if _, err := api.ParseBaseURL(s.CustomURL); err != nil {
+			return fmt.Errorf("custom service address: %w", err)
+		}
+	}
+	if err := w.cfg.History.SaveSettings(ctx, s); err != nil {
+		return err
+	}
+	w.dropConnection()
+	return nil
+}
+
+// KeyStatus says which key is in use and where it lives.
+type KeyStatus struct {
+	Source KeySource
+	// Err explains a keyring that could not be read.
+	Err error
+}
+
+// Key reports on the key in use, never the key itself.
+func (w *Workspace) Key() KeyStatus {
+	_, src, err := w.cfg.Keys.Key()
+	return KeyStatus{Source: src, Err: err}
+}
+
+// SaveKey stores a key. Without a Secret Service it is kept for this
+// session only: KeySession, with an error matching
+// store.ErrSecretServiceUnavailable that the UI shows in plain words.
+func (w *Workspace) SaveKey(key api.Secret) (KeySource, error) {
+	src, err := w.cfg.Keys.Save(key)
+	w.dropConnection()
+	return src, err
+}
+
+// ForgetKey removes the stored key.
+func (w *Workspace) ForgetKey() error {
+	err := w.cfg.Keys.Forget()
+	w.dropConnection()
+	return err
+}
+
+func (w *Workspace) dropConnection() {
+	w.mu.Lock()
+	w.conn = nil
+	w.mu.Unlock()
+}
+
+// Connection returns the connection the settings ask for, building it on
+// first use.
+func (w *Workspace) Connection(ctx context.Context) (*Connection, error) {
+	w.mu.Lock()
+	conn := w.conn
+	w.mu.Unlock()
+	if conn != nil {
+		return conn, nil
+	}
+	s, err := w.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key, _, err := w.cfg.Keys.Key()
+	if err != nil && s.Backend != BackendLocal {
+		return nil, fmt.Errorf("read the API key: %w", err)
+	}
+	conn, err = Connect(s, key, w.cfg.Local, w.log)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.conn = conn
+	w.mu.Unlock()
+	return conn, nil
+}
+
+// Info describes the service in use and its models.
+func (w *Workspace) Info(ctx context.Context) (ServiceInfo, error) {
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		return ServiceInfo{Backend: "Not connected"}, err
+	}
+	return NewService(conn.Client, conn.Name).Info(ctx)
+}
+
+// Microphones lists the input devices.
+func (w *Workspace) Microphones(ctx context.Context) ([]device.Device, error) {
+	if w.cfg.Microphones == nil {
+		return nil, errors.New("this build cannot capture audio")
+	}
+	return w.cfg.Microphones.Devices(ctx)
+}
+
+// listenOptions are the request options the settings choose.
+func listenOptions(s store.Settings, mode api.Mode) api.ListenOptions {
+	o := api.ListenOptions{
+		Model:       s.Model,
+		Language:    s.Language,
+		SmartFormat: s.SmartFormat,
+		Punctuate:   true,
+	}
+	if s.Diarize {
+		o.DiarizeModel = "latest"
+	}
+	if mode == api.Streaming {
+		o.InterimResults = s.InterimResults
+	} else {
+		o.Utterances = true
+		o.Paragraphs = true
+	}
+	return o
+}
+
+// CaptionsRequest starts live captions.
+type CaptionsRequest struct {
+	// DeviceID names the microphone; "" is the settings' choice, or the
+	// system's default.
+	DeviceID string
+	// Source, when set, replaces the microphone (a recording replayed).
+	Source audio.Source
+	// SourceName describes the source in history.
+	SourceName string
+	// Options, when not nil, replaces the options the settings choose.
+	Options *api.ListenOptions
+}
+
+// StartCaptions opens the source and starts a captions session saved to
+// history. The caller stops it and reads its events.
+func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Captions, error) {
+	s, err := w.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		return nil, err
+	}
+	src := req.Source
+	name := req.SourceName
+	if src == nil {
+		if w.cfg.Microphones == nil {
+			return nil, errors.New("this build cannot capture audio")
+		}
+		id := req.DeviceID
+		if id == "" {
+			id = s.InputDevice
+		}
+		if src, err = w.cfg.Microphones.Open(ctx, id); err != nil {
+			return nil, err
+		}
+		if name == "" {
+			name = micName(ctx, w.cfg.Microphones, id)
+		}
+	}
+	opts := listenOptions(s, api.Streaming)
+	if req.Options != nil {
+		opts = *req.Options
+	}
+	c := NewCaptions(CaptionsConfig{
+		Streamer:   ClientStreamer{Client: conn.Client},
+		Options:    opts,
+		Source:     src,
+		History:    w.cfg.History,
+		Title:      "Live captions",
+		SourceName: name,
+		Backend:    conn.Name,
+		OwnsSource: true,
+		Logger:     w.log,
+	})
+	if err := c.Start(ctx); err != nil {
+		src.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func micName(ctx context.Context, m Microphones, id string) string {
+	devs, err := m.Devices(ctx)
+	if err != nil {
+		return "Microphone"
+	}
+	for _, d := range devs {
+		if d.ID == id || id == "" && d.Default {
+			return d.Name
+		}
+	}
+	return "Microphone"
+}
+
+// TranscribeFile transcribes an audio file with the settings' options
+// (plus utterances and paragraphs) and saves it to history.
+func (w *Workspace) TranscribeFile(ctx context.Context, path string, progress func(Progress)) (*FileResult, error) {
+	s, err := w.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := FileTranscription{Client: conn.Client, History: w.cfg.History, Backend: conn.Name}
+	return f.Transcribe(ctx, path, listenOptions(s, api.Batch), progress)
+}
+
+// Sessions lists past sessions of a kind ("" for all), newest first.
+func (w *Workspace) Sessions(ctx context.Context, kind string, limit int) ([]store.Session, error) {
+	return w.cfg.History.Sessions(ctx, store.Filter{Kind: kind, Limit: limit})
+}
+
+// Transcript reads a past session back.
+func (w *Workspace) Transcript(ctx context.Context, id int64) (Transcript, error) {
+	sess, err := w.cfg.History.Session(ctx, id)
+	if err != nil {
+		return Transcript{}, err
+	}
+	t := Transcript{Title: sess.Title, Created: sess.Started}
+	if sess.Kind == store.KindFile {
+		body, err := w.cfg.History.Response(ctx, id)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return t, err
+		}
+		if len(body) > 0 {
+			var resp api.ListenResponse
+			if err := json.Unmarshal(body, &resp); err != nil {
+				return t, fmt.Errorf("the saved transcript is damaged: %w", err)
+			}
+			t.Response = &resp
+			t.Captions = CaptionsOf(&resp)
+		}
+		return t, nil
+	}
+	segs, err := w.cfg.History.Segments(ctx, id)
+	if err != nil {
+		return t, err
+	}
+	for _, s := range segs {
+		c := Caption{Seq: s.Seq, Start: s.Start, End: s.End, Speaker: s.Speaker, Text: s.Text, Confidence: s.Confidence}
+		if s.Words != "" {
+			if err := json.Unmarshal([]byte(s.Words), &c.Words); err != nil {
+				w.log.Warn("a saved caption's words are damaged", "session", id, "seq", s.Seq, "err", err)
+			}
+		}
+		t.Captions = append(t.Captions, c)
+	}
+	return t, nil
+}
+
+// Export writes a past session in format f.
+func (w *Workspace) Export(ctx context.Context, id int64, f ExportFormat, out io.Writer) error {
+	t, err := w.Transcript(ctx, id)
+	if err != nil {
+		return err
+	}
+	return Export(out, f, t)
+}
+
+// RenameSession renames a past session.
+func (w *Workspace) RenameSession(ctx context.Context, id int64, title string) error {
+	return w.cfg.History.RenameSession(ctx, id, title)
+}
+
+// DeleteSession removes a past session and everything saved with it.
+func (w *Workspace) DeleteSession(ctx context.Context, id int64) error {
+	return w.cfg.History.DeleteSession(ctx, id)
+}
+
+// Search finds past sessions by their words.
+func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]store.Hit, error) {
+	return w.cfg.History.Search(ctx, query, limit)
+}
