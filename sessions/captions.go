@@ -83,6 +83,7 @@ type Captions struct {
 
 	startOnce sync.Once
 	stopOnce  sync.Once
+	endOnce   sync.Once // ends a session that never ran
 	stopCh    chan struct{}
 	muteCh    chan bool
 	done      chan struct{}
@@ -133,8 +134,20 @@ func (c *Captions) Start(ctx context.Context) error {
 	err := errors.New("captions: already started")
 	c.startOnce.Do(func() {
 		err = c.start(ctx)
+		if err != nil {
+			c.endUnstarted() // the caller may range over Events or wait on Done
+		}
 	})
 	return err
+}
+
+// endUnstarted ends a session that never ran: its events close and Done
+// is closed, as they would at the end of a run.
+func (c *Captions) endUnstarted() {
+	c.endOnce.Do(func() {
+		c.ev.close()
+		close(c.done)
+	})
 }
 
 func (c *Captions) start(ctx context.Context) error {
@@ -210,13 +223,15 @@ func (c *Captions) SetMuted(muted bool) {
 // waits for all of it, is idempotent, and returns why the session ended
 // if it failed.
 func (c *Captions) Stop() error {
+	c.stopOnce.Do(func() { close(c.stopCh) })
+	// A later Start does nothing; a Start under way is waited for, so the
+	// session it starts is stopped and waited for below.
+	c.startOnce.Do(func() {})
 	c.mu.Lock()
 	started := c.started
 	c.mu.Unlock()
-	c.stopOnce.Do(func() { close(c.stopCh) })
 	if !started {
-		c.startOnce.Do(func() {}) // a later Start does nothing
-		c.ev.close()
+		c.endUnstarted()
 		return nil
 	}
 	<-c.done
@@ -397,7 +412,15 @@ func (r *captionsRun) capture(ctx context.Context) {
 	for {
 		frame, err := r.c.cfg.Source.Read(ctx)
 		if err != nil {
-			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+			if errors.Is(err, io.EOF) {
+				// The resampler still holds the last milliseconds.
+				if tail := append([]int16(nil), r.conv.Flush()...); len(tail) > 0 {
+					select {
+					case r.frames <- tail:
+					case <-ctx.Done():
+					}
+				}
+			} else if ctx.Err() == nil {
 				r.c.log.Warn("audio source failed", "err", err)
 			}
 			return
@@ -651,10 +674,11 @@ func (r *captionsRun) retryLater(err error) {
 	r.lastErr = err
 	r.attempt++
 	d := min(250*time.Millisecond<<min(r.attempt-1, 8), maxBackoff)
-	if errors.Is(err, api.ErrRateLimited) {
-		d = max(d, rateLimitBackoff)
-	}
 	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	if errors.Is(err, api.ErrRateLimited) {
+		// After the jitter: the least wait must hold whatever was drawn.
+		d = max(d, rateLimitBackoff+time.Duration(rand.Int64N(int64(rateLimitBackoff/2)+1)))
+	}
 	r.retry.Reset(d)
 	r.c.ev.push(&StateEvent{State: StateReconnecting, Buffered: r.buffered(), Attempt: r.attempt, RetryIn: d, Err: err})
 	r.state = StateReconnecting

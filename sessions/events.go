@@ -98,8 +98,9 @@ func (*UtteranceEndEvent) isEvent() {}
 
 // eventQueue delivers events to a channel without ever blocking the
 // producer. Interims and levels not yet delivered are replaced by newer
-// ones (coalesced); every other event is kept, so finals are never
-// dropped. It is safe for concurrent use.
+// ones (coalesced) unless another kind of event was queued between them;
+// every other event is kept, in order, so finals are never dropped. It is
+// safe for concurrent use.
 type eventQueue struct {
 	out chan Event
 
@@ -132,8 +133,11 @@ func (e *eventQueue) push(ev Event) {
 				replaced = true
 				break
 			}
-			if _, final := e.q[i].(*FinalEvent); final {
-				break // an interim may not jump ahead of a final
+			if !coalescable(e.q[i]) {
+				// A coalesced event never moves ahead of one that is kept:
+				// an interim may not jump ahead of a final, a state change
+				// or an utterance end pushed before it.
+				break
 			}
 		}
 	}
@@ -145,6 +149,14 @@ func (e *eventQueue) push(ev Event) {
 	case e.wake <- struct{}{}:
 	default:
 	}
+}
+
+func coalescable(e Event) bool {
+	switch e.(type) {
+	case *InterimEvent, *LevelEvent:
+		return true
+	}
+	return false
 }
 
 func sameKind(a, b Event) bool {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -106,9 +107,13 @@ func speakerName(s *int) string {
 func subtitles(caps []Caption, voices bool) *astisub.Subtitles {
 	subs := astisub.NewSubtitles()
 	for _, c := range caps {
-		for _, cue := range cues(c) {
+		name := speakerName(c.Speaker)
+		prefix := ""
+		if name != "" && !voices {
+			prefix = name + ": "
+		}
+		for _, cue := range cues(c, prefix) {
 			text := cue.text
-			name := speakerName(c.Speaker)
 			line := astisub.Line{}
 			if name != "" {
 				if voices {
@@ -141,8 +146,10 @@ type cue struct {
 }
 
 // cues splits a caption at word boundaries into cues no longer than
-// maxCueDuration and maxCueChars. A caption without words is one cue.
-func cues(c Caption) []cue {
+// maxCueDuration, and whose text, after prefix (the speaker's name when it
+// leads the text), holds at most maxCueChars and wraps into at most two
+// lines. A caption without words is one cue.
+func cues(c Caption, prefix string) []cue {
 	if len(c.Words) == 0 {
 		if strings.TrimSpace(c.Text) == "" {
 			return nil
@@ -153,15 +160,19 @@ func cues(c Caption) []cue {
 	cur := cue{start: c.Words[0].Start}
 	for _, w := range c.Words {
 		word := w.Text()
-		long := len(cur.text)+1+len(word) > maxCueChars || w.End-cur.start > maxCueDuration.Seconds()
+		next := word
+		if cur.text != "" {
+			next = cur.text + " " + word
+		}
+		// Greedy wrapping can need a third line for 84 characters: the
+		// lines are counted, not only the characters.
+		long := len(prefix)+len(next) > maxCueChars || len(wrap(prefix+next)) > 2 || w.End-cur.start > maxCueDuration.Seconds()
 		if cur.text != "" && long {
 			out = append(out, cur)
 			cur = cue{start: w.Start}
+			next = word
 		}
-		if cur.text != "" {
-			cur.text += " "
-		}
-		cur.text += word
+		cur.text = next
 		cur.end = w.End
 	}
 	if cur.text != "" {
@@ -190,7 +201,9 @@ func wrap(text string) []string {
 	return lines
 }
 
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+// seconds rounds, not truncates: 16.9 s is 16.899999999 s as a float,
+// which subtitle writers would print as 16.899.
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 // plainText is the transcript as prose: one paragraph per speaker turn,
 // the speaker named when known.

@@ -125,7 +125,9 @@ func (f *FileTranscription) Transcribe(ctx context.Context, path string, opts ap
 	if f.History != nil {
 		body, _ := json.Marshal(resp)
 		if err := f.History.SaveResponse(context.WithoutCancel(ctx), id, body, resp.Transcript()); err != nil {
-			return nil, fmt.Errorf("save the transcript: %w", err)
+			err = fmt.Errorf("save the transcript: %w", err)
+			f.finish(id, resp.Metadata.Duration, store.StatusFailed, err) // not left running
+			return nil, err
 		}
 	}
 	f.finish(id, resp.Metadata.Duration, store.StatusDone, nil)

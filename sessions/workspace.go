@@ -179,6 +179,7 @@ func listenOptions(s store.Settings, mode api.Mode) api.ListenOptions {
 	} else {
 		o.Utterances = true
 		o.Paragraphs = true
+		o.DetectEntities = true // the file's result view lists them
 	}
 	return o
 }
