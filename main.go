@@ -10,14 +10,19 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"sync"
 	"syscall"
 
 	"fyne.io/fyne/v2/app"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/cli"
 	"github.com/earshot-app/earshot/engine"
 	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
 	"github.com/earshot-app/earshot/ui"
 )
 
@@ -30,7 +35,13 @@ func main() {
 
 func run(ctx context.Context, args []string) int {
 	if len(args) > 0 {
-		env := cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, NewEngine: newEngine}
+		env := cli.Env{
+			Stdout:        os.Stdout,
+			Stderr:        os.Stderr,
+			Getenv:        os.Getenv,
+			NewEngine:     newEngine,
+			OpenWorkspace: openWorkspace,
+		}
 		return cli.Run(ctx, env, args)
 	}
 	if err := runApp(ctx); err != nil {
@@ -51,32 +62,29 @@ func newEngine(c cli.ServeConfig) (cli.Server, error) {
 	})
 }
 
-// runApp opens the window on the local engine, served in-process on a
-// loopback port with a key made for this run.
+// runApp opens the window. With EARSHOT_SCREENSHOT=NAME
+// (scripts/screenshots) it shows the tab NAME on the local engine, with no
+// key at all.
 func runApp(ctx context.Context) error {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	local, err := engine.StartLocal(engine.Config{Logger: log})
-	if err != nil {
-		return fmt.Errorf("start the local engine: %w", err)
-	}
-	defer local.Close()
-	client, err := api.NewClient(api.Config{Endpoint: local.Endpoint(), APIKey: local.Key, Logger: log})
+	log := newLogger()
+	data, err := openAppData(ctx, log)
 	if err != nil {
 		return err
 	}
-
+	defer data.close()
+	cfg := data.cfg
 	opts := ui.Options{Logger: log}
 	shot := os.Getenv("EARSHOT_SCREENSHOT")
 	if shot != "" {
-		opts.OnReady = func(err error) {
-			if err != nil {
-				fmt.Println("error:", err)
-				return
-			}
-			fmt.Println("ready")
+		if err := screenshotSetup(ctx, shot, &cfg, &opts); err != nil {
+			return err
 		}
 	}
-	w := ui.New(app.NewWithID(ui.AppID), sessions.NewService(client, "Local engine"), opts)
+	ws, err := sessions.NewWorkspace(cfg)
+	if err != nil {
+		return err
+	}
+	w := ui.New(app.NewWithID(ui.AppID), ws, opts)
 	if shot != "" && !w.SelectTab(shot) {
 		return fmt.Errorf("no view named %q to capture", shot)
 	}
@@ -91,4 +99,174 @@ func runApp(ctx context.Context) error {
 	w.ShowAndRun()
 	close(shown)
 	return nil
+}
+
+func newLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// appData is what the app and `earshot transcribe` share: the history in
+// EARSHOT_DATA_DIR when it is set, else where store.DefaultPath says; the
+// key in the keyring or DEEPGRAM_API_KEY; the local engine, started on a
+// loopback port the first time it is needed.
+type appData struct {
+	cfg   sessions.WorkspaceConfig
+	db    *store.DB
+	local *localEngine
+}
+
+func openAppData(ctx context.Context, log *slog.Logger) (*appData, error) {
+	path, err := store.DefaultPath()
+	if dir := os.Getenv("EARSHOT_DATA_DIR"); dir != "" {
+		path, err = filepath.Join(dir, "history.db"), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	local := &localEngine{cfg: engine.Config{Logger: log}}
+	return &appData{
+		cfg: sessions.WorkspaceConfig{
+			History:     db,
+			Keys:        sessions.NewKeys(store.NewFallback(store.Keyring{}), os.Getenv),
+			Local:       local.start,
+			Microphones: sessions.DeviceMicrophones{},
+			Logger:      log,
+		},
+		db:    db,
+		local: local,
+	}, nil
+}
+
+// close stops the local engine if it was started, then closes the
+// history.
+func (d *appData) close() error {
+	d.local.close()
+	return d.db.Close()
+}
+
+// openWorkspace gives `earshot transcribe` the app's own workspace.
+func openWorkspace(ctx context.Context) (*cli.Workspace, error) {
+	data, err := openAppData(ctx, newLogger())
+	if err != nil {
+		return nil, err
+	}
+	ws, err := sessions.NewWorkspace(data.cfg)
+	if err != nil {
+		data.close()
+		return nil, err
+	}
+	return &cli.Workspace{Workspace: ws, History: data.db, Close: data.close}, nil
+}
+
+// localEngine starts the built-in engine the first time it is asked for,
+// and closes it at exit. It is safe for concurrent use.
+type localEngine struct {
+	cfg  engine.Config
+	once sync.Once
+	l    *engine.Local
+	err  error
+}
+
+// start implements sessions.LocalEngine.
+func (e *localEngine) start() (api.Endpoint, api.Secret, error) {
+	e.once.Do(func() { e.l, e.err = engine.StartLocal(e.cfg) })
+	if e.err != nil {
+		return api.Endpoint{}, "", e.err
+	}
+	return e.l.Endpoint(), e.l.Key, nil
+}
+
+// close stops the engine if it was started; it is not started after.
+func (e *localEngine) close() {
+	e.once.Do(func() { e.err = fmt.Errorf("the app is closing") })
+	if e.l != nil {
+		e.l.Close()
+	}
+}
+
+// screenshotSetup prepares a screenshot of the tab shot: the local
+// engine, no key, speaker labels on, and for "captions" a real recording
+// replayed in real time as the microphone, captioned at once; "ready" is
+// printed once the tab (for captions, the whole recording) is on screen.
+func screenshotSetup(ctx context.Context, shot string, cfg *sessions.WorkspaceConfig, opts *ui.Options) error {
+	cfg.Keys = sessions.NewKeys(&store.Memory{}, nil)
+	s := store.DefaultSettings()
+	s.Backend, s.Diarize = store.BackendLocal, true
+	if shot == "captions" {
+		rec, err := loadRecording(ctx)
+		if err != nil {
+			return err
+		}
+		cfg.Microphones = rec
+		s.InputDevice = recordingID
+		opts.AutoStart = true
+	}
+	if err := cfg.History.SaveSettings(ctx, s); err != nil {
+		return err
+	}
+	opts.OnReady = func(err error) {
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		fmt.Println("ready")
+	}
+	return nil
+}
+
+// The screenshot's recording: real human speech from pocketsphinx's test
+// data, a LibriVox reader (Sense and Sensibility) answered by a second
+// speaker calling playing cards, so that the captions show two speakers.
+const (
+	speechData  = "/usr/share/pocketsphinx/test/data/"
+	recordingID = "recording"
+)
+
+var recordingClips = []string{
+	"librivox/sense_and_sensibility_01_austen_64kb-0870.wav",
+	"cards/005.wav",
+	"librivox/sense_and_sensibility_01_austen_64kb-0880.wav",
+	"cards/002.wav",
+	"librivox/sense_and_sensibility_01_austen_64kb-0890.wav",
+	"cards/001.wav",
+	"librivox/sense_and_sensibility_01_austen_64kb-0930.wav",
+}
+
+// recording is a Microphones with one device: the clips, joined by short
+// pauses and replayed in real time.
+type recording struct{ samples []int16 }
+
+func loadRecording(ctx context.Context) (recording, error) {
+	const rate = 16000
+	pause := make([]float32, rate*6/10)
+	all := pause
+	for _, clip := range recordingClips {
+		f, err := os.Open(speechData + clip)
+		if err != nil {
+			return recording{}, fmt.Errorf("the screenshot's recording (pocketsphinx-testdata): %w", err)
+		}
+		b, err := audio.Decode(ctx, f)
+		f.Close()
+		if err != nil {
+			return recording{}, fmt.Errorf("%s: %w", clip, err)
+		}
+		if b.SampleRate != rate || b.Channels != 1 {
+			return recording{}, fmt.Errorf("%s: %d Hz, %d channels; want 16 kHz mono", clip, b.SampleRate, b.Channels)
+		}
+		all = append(append(all, b.Samples...), pause...)
+	}
+	return recording{samples: audio.Float32ToInt16(nil, all)}, nil
+}
+
+func (r recording) Devices(context.Context) ([]device.Device, error) {
+	return []device.Device{{ID: recordingID, Name: "Recording: a reader and a card player"}}, nil
+}
+
+func (r recording) Open(context.Context, string) (audio.Source, error) {
+	f := audio.Format{Encoding: audio.EncodingLinear16, SampleRate: 16000, Channels: 1}
+	return audio.NewReplay(f, r.samples, audio.ReplayConfig{Paced: true})
 }

@@ -10,8 +10,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
 )
 
 // Env is what a sub-command may use: its output streams, the
@@ -22,6 +28,37 @@ type Env struct {
 	Getenv func(string) string
 	// NewEngine builds the local engine for serve.
 	NewEngine EngineFactory
+	// OpenWorkspace opens the workspace the app itself works on, for
+	// transcribe: so that a run from the command line finds the same key,
+	// service and history as the app.
+	OpenWorkspace func(ctx context.Context) (*Workspace, error)
+	// IsTerminal reports whether w is a terminal, which earns it progress
+	// and interim lines; nil checks whether w is an *os.File on a
+	// terminal.
+	IsTerminal func(w io.Writer) bool
+}
+
+// Workspace is the app's workspace as a sub-command gets it from main.
+type Workspace struct {
+	// Workspace reads the settings and the key and chooses the service as
+	// the app does: the local engine, started on first use, when no key
+	// is set.
+	*sessions.Workspace
+	// History is the database behind Workspace. transcribe saves to it
+	// directly the runs whose flags override the settings, since
+	// Workspace only runs the saved ones.
+	History *store.DB
+	// Close releases what was opened: the local engine if it was started,
+	// then History.
+	Close func() error
+}
+
+func (e Env) isTerminal(w io.Writer) bool {
+	if e.IsTerminal != nil {
+		return e.IsTerminal(w)
+	}
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // command is one sub-command.
@@ -31,7 +68,8 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"serve": {summary: "run the local engine as a headless server", run: runServe},
+	"serve":      {summary: "run the local engine as a headless server", run: runServe},
+	"transcribe": {summary: transcribeSummary, run: runTranscribe},
 }
 
 // errUsage marks a mistake in the command line; its text has been printed.

@@ -163,8 +163,10 @@ func (w *Workspace) Microphones(ctx context.Context) ([]device.Device, error) {
 	return w.cfg.Microphones.Devices(ctx)
 }
 
-// listenOptions are the request options the settings choose.
-func listenOptions(s store.Settings, mode api.Mode) api.ListenOptions {
+// ListenOptions are the request options the settings choose for mode: the
+// options the app sends, and those `earshot transcribe` sends, so that a
+// command-line run matches the app's.
+func ListenOptions(s store.Settings, mode api.Mode) api.ListenOptions {
 	o := api.ListenOptions{
 		Model:       s.Model,
 		Language:    s.Language,
@@ -225,7 +227,7 @@ func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Ca
 			name = micName(ctx, w.cfg.Microphones, id)
 		}
 	}
-	opts := listenOptions(s, api.Streaming)
+	opts := ListenOptions(s, api.Streaming)
 	if req.Options != nil {
 		opts = *req.Options
 	}
@@ -272,7 +274,7 @@ func (w *Workspace) TranscribeFile(ctx context.Context, path string, progress fu
 		return nil, err
 	}
 	f := FileTranscription{Client: conn.Client, History: w.cfg.History, Backend: conn.Name}
-	return f.Transcribe(ctx, path, listenOptions(s, api.Batch), progress)
+	return f.Transcribe(ctx, path, ListenOptions(s, api.Batch), progress)
 }
 
 // Sessions lists past sessions of a kind ("" for all), newest first.

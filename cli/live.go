@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
+)
+
+// listDevices prints the microphones, one a line: its ID (for --device),
+// its name, and which one the system uses by default.
+func listDevices(ctx context.Context, env Env, ws *Workspace) error {
+	devs, err := ws.Microphones(ctx)
+	if err != nil {
+		return fmt.Errorf("list the microphones: %w", err)
+	}
+	if len(devs) == 0 {
+		fmt.Fprintln(env.Stderr, "No microphones were found.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME")
+	for _, d := range devs {
+		def := ""
+		if d.Default {
+			def = " (default)"
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\n", d.ID, d.Name, def)
+	}
+	return tw.Flush()
+}
+
+// openReplay decodes the recording at path into a source that delivers it
+// at real time, as a microphone would.
+func openReplay(ctx context.Context, path string) (audio.Source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := audio.Decode(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return audio.NewReplayBuffer(b, audio.ReplayConfig{Paced: true})
+}
+
+// runLive captures the microphone (or replays a recording) into a
+// captions session saved to history, and prints each final caption as it
+// arrives until ctx is cancelled (Ctrl+C) or the source ends. Stopping
+// lets the service finish what it was sent, so the last words are kept.
+// Formats other than text are written whole at the end.
+func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s store.Settings, format sessions.ExportFormat) error {
+	status := newStatusLine(env, env.Stderr)
+	defer status.clear()
+
+	req := sessions.CaptionsRequest{DeviceID: f.device}
+	if f.replay != "" {
+		src, err := openReplay(ctx, f.replay)
+		if err != nil {
+			return err
+		}
+		defer src.Close() // the session closes it too; Close is idempotent
+		req.Source = src
+		req.SourceName = "Replay of " + filepath.Base(f.replay)
+	}
+	// Interim text is shown only on a terminal: elsewhere it is not asked for.
+	s.InterimResults = s.InterimResults && status.on
+	opts := sessions.ListenOptions(s, api.Streaming)
+	req.Options = &opts
+
+	conn, err := ws.Connection(ctx)
+	if err != nil {
+		return err
+	}
+	out := env.Stdout
+	var file *os.File
+	if format == sessions.ExportText && f.output != "" && f.output != "-" {
+		// Text goes to the file line by line, as it comes.
+		if file, err = os.Create(f.output); err != nil {
+			return fmt.Errorf("write the transcript: %w", err)
+		}
+		defer file.Close() // for the early returns; closed and checked below
+		out = file
+	}
+	// The session outlives ctx: Ctrl+C cancels ctx, and then Stop lets the
+	// service finish rather than cutting it off.
+	c, err := ws.StartCaptions(context.WithoutCancel(ctx), req)
+	if err != nil {
+		return err
+	}
+	began := time.Now()
+
+	// The stopper ends the session on Ctrl+C, on a failed write, or
+	// when the session ends by itself; the loop below reads the events
+	// until the session closes them.
+	stopNow := make(chan struct{})
+	stopped := make(chan error, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-stopNow:
+		case <-c.Done():
+		}
+		stopped <- c.Stop()
+	}()
+
+	source := req.SourceName
+	if source == "" {
+		source = "the microphone"
+	}
+	var (
+		caps        []sessions.Caption
+		writeErr    error
+		lastAttempt int
+	)
+	for ev := range c.Events() {
+		switch e := ev.(type) {
+		case *sessions.FinalEvent:
+			caps = append(caps, e.Caption)
+			if format != sessions.ExportText {
+				status.set(captionLine(e.Caption))
+				continue
+			}
+			if writeErr != nil {
+				continue
+			}
+			status.clear()
+			if _, err := fmt.Fprintln(out, captionLine(e.Caption)); err != nil {
+				writeErr = fmt.Errorf("write the transcript: %w", err)
+				close(stopNow)
+			}
+		case *sessions.InterimEvent:
+			status.set(e.Text)
+		case *sessions.StateEvent:
+			switch e.State {
+			case sessions.StateLive:
+				status.set(fmt.Sprintf("Listening to %s with %s. Press Ctrl+C to stop.", source, conn.Name))
+			case sessions.StateReconnecting:
+				if e.Attempt != lastAttempt && e.Attempt > 0 {
+					lastAttempt = e.Attempt
+					status.clear()
+					fmt.Fprintf(env.Stderr, "Connection lost (%v); reconnecting (attempt %d, %.0f s of audio kept).\n",
+						plainError(e.Err), e.Attempt, e.Buffered.Seconds())
+				}
+			case sessions.StateStopping:
+				status.set("Stopping: waiting for the last words...")
+			}
+		}
+	}
+	runErr := <-stopped
+	status.clear()
+	if file != nil && writeErr == nil {
+		if err := file.Close(); err != nil {
+			writeErr = fmt.Errorf("write the transcript: %w", err)
+		}
+	}
+	if writeErr != nil {
+		return writeErr
+	}
+	if format != sessions.ExportText {
+		t := sessions.Transcript{Title: "Live captions", Captions: caps, Created: began}
+		var buf bytes.Buffer
+		if err := sessions.Export(&buf, format, t); err != nil {
+			return fmt.Errorf("write the transcript: %w", err)
+		}
+		if err := writeOutput(env, f.output, buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	saved := "saved to history"
+	if c.SessionID() == 0 {
+		saved = "not saved"
+	}
+	fmt.Fprintf(env.Stderr, "Stopped after %.1f s: %d %s; %s.\n", time.Since(began).Seconds(), len(caps), plural(len(caps), "caption"), saved)
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return runErr
+	}
+	return nil
+}
+
+// captionLine is a final caption as a line of text, led by its speaker
+// when the session tells speakers apart (numbered from 1, as the exports
+// do).
+func captionLine(c sessions.Caption) string {
+	if c.Speaker != nil {
+		return fmt.Sprintf("Speaker %d: %s", *c.Speaker+1, c.Text)
+	}
+	return c.Text
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
