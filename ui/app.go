@@ -1,13 +1,15 @@
 // Package ui is Earshot's desktop interface, built with Fyne.
 //
-// It is the only package of Earshot that imports Fyne. The rest of the app
-// reaches the UI through small interfaces declared here (Service), so the
-// lower layers never learn about widgets, and the UI can be tested with
-// Fyne's test driver and in-memory fakes.
+// It is the only package of Earshot that imports Fyne. The window has one
+// tab per part of the app, each in its own file: Captions (live captions,
+// file transcription, history and export), Settings and Service. The tabs
+// drive a sessions.Workspace and never learn how it reaches the service,
+// the keyring or the history database.
 //
 // Threading: widget callbacks run on Fyne's UI goroutine. Anything slow
-// (a query to the service) runs on a goroutine the App owns, with a context
-// the App cancels when its window closes, and its result comes back to the
+// (a query to the service, the keyring, the database, a live session's
+// events) runs on a goroutine the App owns, with a context the App
+// cancels when its window closes, and its result comes back to the
 // widgets through App.onUI, the one bridge to the UI goroutine.
 package ui
 
@@ -16,12 +18,17 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
 )
 
 // AppID is Earshot's application id, the same in FyneApp.toml, the desktop
@@ -34,11 +41,39 @@ const AppID = "app.earshot.Earshot"
 // network, short enough that a hung one is reported rather than waited on.
 const DefaultQueryTimeout = 10 * time.Second
 
+// searchDelay is how long the history search waits for the typing to
+// pause before it asks the database.
+const searchDelay = 250 * time.Millisecond
+
 // Keyboard shortcuts. KeyModifierShortcutDefault is Ctrl, or Cmd on macOS.
 var (
-	refreshShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: fyne.KeyModifierShortcutDefault}
-	quitShortcut    = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
+	startShortcut   = ctrl(fyne.KeyL)
+	muteShortcut    = ctrl(fyne.KeyM)
+	openShortcut    = ctrl(fyne.KeyO)
+	exportShortcut  = ctrl(fyne.KeyE)
+	searchShortcut  = ctrl(fyne.KeyF)
+	saveShortcut    = ctrl(fyne.KeyS)
+	refreshShortcut = ctrl(fyne.KeyR)
+	quitShortcut    = ctrl(fyne.KeyQ)
 )
+
+func ctrl(k fyne.KeyName) *desktop.CustomShortcut {
+	return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
+}
+
+// Service describes the speech service the app talks to. The Workspace
+// implements it; tests give fakes.
+type Service interface {
+	// Info describes the service: who serves it, where, and its models.
+	// It must return when ctx is done.
+	Info(ctx context.Context) (ServiceInfo, error)
+}
+
+// ServiceInfo describes the service the app is connected to.
+type ServiceInfo = sessions.ServiceInfo
+
+// ModelInfo describes one model the service offers.
+type ModelInfo = sessions.ModelInfo
 
 // Options tunes an App. The zero value is ready to use.
 type Options struct {
@@ -46,22 +81,39 @@ type Options struct {
 	// DefaultQueryTimeout.
 	QueryTimeout time.Duration
 
-	// OnReady, if not nil, is called once, on the UI goroutine, right after
-	// the first answer from the service is on screen: with a nil error when
-	// the service's description and models are shown, or with the error
-	// whose plain-words form is shown. Tools that screenshot the window
-	// wait for it; it must not block.
+	// OnReady, if not nil, is called once, on the UI goroutine, when every
+	// tab has its content on screen: the service's description and models,
+	// the settings, the key's status and the history; with AutoStart,
+	// also the whole auto-started session. err is the first failure shown
+	// in plain words, or nil. Tools that screenshot the window wait for
+	// it; it must not block.
 	OnReady func(err error)
 
+	// AutoStart starts live captions from the saved input device as soon
+	// as the window is built, as if Start had been pressed. Screenshots
+	// and demonstrations use it with a replayed recording for a
+	// microphone: such a session ends by itself when the recording does.
+	AutoStart bool
+
 	// Logger receives what the UI shows in plain words, with the raw
-	// errors behind it. Nil discards.
+	// errors behind it. It never receives the API key. Nil discards.
 	Logger *slog.Logger
 
 	// onShown, if not nil, is called on the UI goroutine after every
-	// answer is on screen. Tests use it to wait for the UI.
+	// answer from the service is on screen. Tests use it to wait.
 	onShown func()
-	// now tells the time shown in the status line; nil means time.Now.
+	// now tells the time shown; nil means time.Now.
 	now func() time.Time
+	// service, if not nil, answers the Service tab instead of the
+	// workspace. Tests use it to give answers the workspace cannot.
+	service Service
+	// do runs fn on the UI goroutine; nil means fyne.Do. Fyne's test
+	// driver runs fn at once on the caller's goroutine, so tests pass a
+	// function that holds the lock their own goroutine takes to touch
+	// widgets.
+	do func(fn func())
+	// searchDelay overrides searchDelay when positive.
+	searchDelay time.Duration
 }
 
 func (o Options) queryTimeout() time.Duration {
@@ -74,12 +126,13 @@ func (o Options) queryTimeout() time.Duration {
 // App is Earshot's main window and the work it runs in the background.
 //
 // New and ShowAndRun are called from the main goroutine. The fields New
-// sets from its arguments (svc, opts, log, now) never change, and ctx and
-// wg are safe for concurrent use, so background goroutines may read them;
-// every other field is touched only on the UI goroutine.
+// sets from its arguments (ws, svc, opts, log, now) never change, and ctx
+// and wg are safe for concurrent use, so background goroutines may read
+// them; every other field is touched only on the UI goroutine.
 type App struct {
 	app    fyne.App
 	window fyne.Window
+	ws     *sessions.Workspace
 	svc    Service
 	opts   Options
 	log    *slog.Logger
@@ -90,28 +143,59 @@ type App struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// closing is set when the window closes: from then on no work
+	// starts and nothing more is shown.
+	closing atomic.Bool
 
-	header  *header
-	tabs    *container.AppTabs
-	service *serviceTab
-	ready   bool // OnReady has been called
+	liveMu sync.Mutex         // guards live
+	live   *sessions.Captions // the live session, so that stop can end it well
+
+	header   *header
+	tabs     *container.AppTabs
+	captions *captionsTab
+	settings *settingsTab
+	service  *serviceTab
+
+	mics        []device.Device // the input devices last listed
+	micsLoading bool
+
+	// waiting names the parts still loading before OnReady; readyErr is
+	// the first failure among them.
+	waiting  map[string]bool
+	readyErr error
+	ready    bool // OnReady has been called
 }
 
-// New builds Earshot's main window on a, showing the service svc, and
-// starts the first query to svc at once, so that its answer can be on
-// screen by the time the window is. svc must not be nil. The window is
-// shown by ShowAndRun.
-func New(a fyne.App, svc Service, opts Options) *App {
+// Parts of the window that OnReady waits for.
+const (
+	partService  = "service"
+	partSettings = "settings"
+	partKey      = "key"
+	partHistory  = "history"
+	partAuto     = "autostart"
+)
+
+// New builds Earshot's main window on a, driving the workspace ws, and
+// starts loading what the tabs show at once (the service's models, the
+// settings, the key's status, the history, the microphones), so that it
+// can be on screen by the time the window is. ws must not be nil. The
+// window is shown by ShowAndRun.
+func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	ctx, cancel := context.WithCancel(context.Background())
 	app := &App{
-		app:    a,
-		svc:    svc,
-		opts:   opts,
-		log:    opts.Logger,
-		now:    opts.now,
-		ctx:    ctx,
-		cancel: cancel,
-		header: newHeader(),
+		app:     a,
+		ws:      ws,
+		svc:     opts.service,
+		opts:    opts,
+		log:     opts.Logger,
+		now:     opts.now,
+		ctx:     ctx,
+		cancel:  cancel,
+		header:  newHeader(),
+		waiting: map[string]bool{partService: true, partSettings: true, partKey: true, partHistory: true},
+	}
+	if app.svc == nil {
+		app.svc = ws
 	}
 	if app.log == nil {
 		app.log = slog.New(slog.DiscardHandler)
@@ -119,37 +203,77 @@ func New(a fyne.App, svc Service, opts Options) *App {
 	if app.now == nil {
 		app.now = time.Now
 	}
+	if opts.AutoStart {
+		app.waiting[partAuto] = true
+	}
 
+	a.Settings().SetTheme(newAppTheme(a.Settings().Theme()))
 	a.SetIcon(icon)
 	w := a.NewWindow("Earshot")
 	app.window = w
 	w.SetIcon(icon)
 	w.SetMaster()
-	w.SetOnClosed(cancel)
+	w.SetOnClosed(func() { app.closing.Store(true) })
 
-	service, serviceItem := newServiceTab(app)
-	app.service = service
-	app.tabs = container.NewAppTabs(serviceItem)
+	app.captions = newCaptionsTab(app)
+	app.settings = newSettingsTab(app)
+	app.service = newServiceTab(app)
+	app.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Captions", micIcon, app.captions.buildUI()),
+		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), app.settings.buildUI()),
+		container.NewTabItemWithIcon("Service", theme.ComputerIcon(), app.service.buildUI()),
+	)
 	w.SetContent(container.NewBorder(app.header.buildUI(), nil, nil, nil, app.tabs))
 	w.SetMainMenu(app.buildMenu())
 	w.Resize(fyne.NewSize(1100, 720))
 	w.CenterOnScreen()
 
 	app.service.onRefresh()
+	app.settings.load()
+	app.captions.history.reload()
+	app.loadMicrophones()
+	if opts.AutoStart {
+		app.captions.onStartStop()
+	}
 	return app
 }
 
-// buildMenu makes the window's menu. Its items carry the app's keyboard
-// shortcuts: Fyne offers a shortcut to the menu before the focused widget,
-// so Ctrl+R and Ctrl+Q work even while a text field has the focus.
+// buildMenu makes the window's menus. Their items carry the app's
+// keyboard shortcuts: Fyne offers a shortcut to the menu before the
+// focused widget, so they work even while a text field has the focus.
 func (a *App) buildMenu() *fyne.MainMenu {
-	refresh := fyne.NewMenuItem("Refresh", func() { a.service.onRefresh() })
-	refresh.Icon = theme.ViewRefreshIcon()
-	refresh.Shortcut = refreshShortcut
-	quit := fyne.NewMenuItem("Quit", a.app.Quit)
-	quit.Shortcut = quitShortcut
+	item := func(label string, sc fyne.Shortcut, icon fyne.Resource, action func()) *fyne.MenuItem {
+		it := fyne.NewMenuItem(label, action)
+		it.Shortcut = sc
+		it.Icon = icon
+		return it
+	}
+	onCaptions := func(action func()) func() {
+		return func() {
+			a.tabs.SelectIndex(0)
+			action()
+		}
+	}
+	quit := item("Quit", quitShortcut, nil, a.app.Quit)
 	quit.IsQuit = true
-	return fyne.NewMainMenu(fyne.NewMenu("Earshot", refresh, fyne.NewMenuItemSeparator(), quit))
+	earshot := fyne.NewMenu("Earshot",
+		item("Refresh service", refreshShortcut, theme.ViewRefreshIcon(), func() { a.service.onRefresh() }),
+		item("Save settings", saveShortcut, theme.DocumentSaveIcon(), func() {
+			a.SelectTab("Settings")
+			a.settings.onSave()
+		}),
+		fyne.NewMenuItemSeparator(),
+		quit,
+	)
+	captions := fyne.NewMenu("Captions",
+		item("Start or stop live captions", startShortcut, theme.MediaRecordIcon(), onCaptions(a.captions.onStartStop)),
+		item("Mute or unmute", muteShortcut, theme.VolumeMuteIcon(), onCaptions(a.captions.onMute)),
+		fyne.NewMenuItemSeparator(),
+		item("Open audio file…", openShortcut, theme.FolderOpenIcon(), onCaptions(a.captions.onOpenFile)),
+		item("Export transcript…", exportShortcut, theme.DownloadIcon(), onCaptions(a.captions.onExport)),
+		item("Search history", searchShortcut, theme.SearchIcon(), onCaptions(a.captions.history.onFocusSearch)),
+	)
+	return fyne.NewMainMenu(earshot, captions)
 }
 
 // SelectTab opens the tab whose title is name, ignoring case, and reports
@@ -167,7 +291,8 @@ func (a *App) SelectTab(name string) bool {
 
 // ShowAndRun shows the window and runs the app until it quits (the window
 // closes or Ctrl+Q). Before returning it cancels the App's background work
-// and waits for it, so the caller may then stop the service.
+// (a live session is stopped and saved) and waits for it, so the caller
+// may then close the workspace's store and engine.
 func (a *App) ShowAndRun() {
 	a.window.ShowAndRun()
 	a.stop()
@@ -177,17 +302,50 @@ func (a *App) ShowAndRun() {
 // goroutine (main calls it on an interrupt signal).
 func (a *App) Quit() { fyne.Do(a.app.Quit) }
 
-// stop cancels the App's background work and waits for it to finish.
+// liveStopGrace is how long stop lets a live session finish well (the
+// service's last results saved, the session marked done) before it is
+// cut short.
+const liveStopGrace = 3 * time.Second
+
+// stop ends a live session, cancels the App's background work and waits
+// for it to finish.
 func (a *App) stop() {
+	a.closing.Store(true)
+	a.liveMu.Lock()
+	live := a.live
+	a.liveMu.Unlock()
+	if live != nil {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			if err := live.Stop(); err != nil {
+				a.log.Warn("live captions ended with an error", "err", err)
+			}
+		}()
+		t := time.NewTimer(liveStopGrace)
+		select {
+		case <-live.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	a.cancel()
 	a.wg.Wait()
+}
+
+// setLive records the live session (nil when it has ended), for stop.
+// It is safe to call from any goroutine.
+func (a *App) setLive(c *sessions.Captions) {
+	a.liveMu.Lock()
+	a.live = c
+	a.liveMu.Unlock()
 }
 
 // goAsync runs work on a new goroutine owned by the App, under the App's
 // context; stop waits for it. It reports false, and runs nothing, once the
 // App is stopping. Call it on the UI goroutine.
 func (a *App) goAsync(work func(ctx context.Context)) bool {
-	if a.ctx.Err() != nil {
+	if a.closing.Load() || a.ctx.Err() != nil {
 		return false
 	}
 	a.wg.Add(1)
@@ -200,27 +358,85 @@ func (a *App) goAsync(work func(ctx context.Context)) bool {
 
 // onUI runs fn on the UI goroutine without waiting for it. It is the one
 // bridge from background goroutines to widgets: everything they show goes
-// through here. Once the App is stopping, fn is dropped: the window is
-// gone, and while Fyne shuts down it would run fn on the caller's goroutine.
+// through here, in the order it was handed over. Once the App is
+// stopping, fn is dropped: the window is gone, and while Fyne shuts down
+// it would run fn on the caller's goroutine.
 func (a *App) onUI(fn func()) {
-	fyne.Do(func() {
-		if a.ctx.Err() != nil {
+	do := fyne.Do
+	if a.opts.do != nil {
+		do = a.opts.do
+	}
+	do(func() {
+		if a.closing.Load() || a.ctx.Err() != nil {
 			return
 		}
 		fn()
 	})
 }
 
-// shown is called on the UI goroutine after an answer from the service is
-// on screen. err is the error shown, if any.
-func (a *App) shown(err error) {
-	if !a.ready {
+// loaded records that part of the window has its content on screen, with
+// the error it shows, if any; once every part has, OnReady is called.
+func (a *App) loaded(part string, err error) {
+	if !a.waiting[part] {
+		return
+	}
+	delete(a.waiting, part)
+	if err != nil && a.readyErr == nil {
+		a.readyErr = err
+	}
+	if len(a.waiting) == 0 && !a.ready {
 		a.ready = true
 		if a.opts.OnReady != nil {
-			a.opts.OnReady(err)
+			a.opts.OnReady(a.readyErr)
 		}
 	}
+}
+
+// serviceShown is called on the UI goroutine after an answer from the
+// service is on screen. err is the error shown, if any.
+func (a *App) serviceShown(info ServiceInfo, err error) {
+	if err == nil {
+		a.settings.setModels(info.Models)
+	}
+	a.loaded(partService, err)
 	if a.opts.onShown != nil {
 		a.opts.onShown()
+	}
+}
+
+// loadMicrophones lists the input devices, off the UI goroutine, for the
+// microphone pickers of the Captions and Settings tabs.
+func (a *App) loadMicrophones() {
+	if a.micsLoading {
+		return
+	}
+	a.micsLoading = true
+	started := a.goAsync(func(ctx context.Context) {
+		qctx, cancel := context.WithTimeout(ctx, a.opts.queryTimeout())
+		devs, err := a.ws.Microphones(qctx)
+		cancel()
+		a.onUI(func() {
+			a.micsLoading = false
+			if err != nil {
+				a.log.Warn("list microphones", "err", err)
+			}
+			a.mics = devs
+			a.captions.setMicrophones(devs, err)
+			a.settings.setMicrophones(devs)
+		})
+	})
+	if !started {
+		a.micsLoading = false
+	}
+}
+
+// settingsSaved is called on the UI goroutine once settings are saved,
+// from whichever tab saved them, so that every tab shows them and the
+// service is asked again (the backend may have changed).
+func (a *App) settingsSaved(s store.Settings, serviceChanged bool) {
+	a.settings.setCurrent(s)
+	a.captions.settingsChanged(s)
+	if serviceChanged {
+		a.service.onRefresh()
 	}
 }

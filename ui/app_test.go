@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
@@ -73,7 +72,7 @@ func (r *recordingApp) Quit() {
 	r.quits++
 }
 
-var localEngine = ServiceInfo{
+var localInfo = ServiceInfo{
 	Backend: "Local engine",
 	URL:     "http://127.0.0.1:40123",
 	Models: []ModelInfo{
@@ -84,130 +83,45 @@ var localEngine = ServiceInfo{
 
 var clockTime = time.Date(2026, 3, 4, 15, 4, 5, 0, time.Local)
 
-// harness is an App under Fyne's test driver, with a channel that receives
-// once per answer put on screen.
-type harness struct {
-	*App
-	fyneApp *recordingApp
-	shown   chan struct{}
-	readies chan error
-
-	closeOnce sync.Once
-}
-
-func newHarness(t *testing.T, svc Service, opts Options) *harness {
-	t.Helper()
-	h := &harness{
-		fyneApp: &recordingApp{App: test.NewTempApp(t)},
-		shown:   make(chan struct{}, 16),
-		readies: make(chan error, 16),
-	}
-	opts.onShown = func() { h.shown <- struct{}{} }
-	opts.OnReady = func(err error) { h.readies <- err }
-	opts.now = func() time.Time { return clockTime }
-	h.App = New(h.fyneApp, svc, opts)
-	t.Cleanup(func() {
-		h.closeWindow()
-		h.stop()
-	})
-	return h
-}
-
-// closeWindow closes the window once; Fyne's test driver cannot close a
-// window twice.
-func (h *harness) closeWindow() {
-	h.closeOnce.Do(h.window.Close)
-}
-
-// waitShown waits until the next answer is on screen.
-func (h *harness) waitShown(t *testing.T) {
-	t.Helper()
-	select {
-	case <-h.shown:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no answer was shown within 5s")
-	}
-}
-
-// screen renders the window as Fyne's markup: every visible object,
-// with the text a person would read.
-func (h *harness) screen() string {
-	return test.RenderToMarkup(h.window.Canvas())
-}
-
-// assertShows fails unless every text is visible in the window.
-func (h *harness) assertShows(t *testing.T, texts ...string) {
-	t.Helper()
-	screen := h.screen()
-	for _, s := range texts {
-		if !strings.Contains(screen, ">"+s+"<") {
-			t.Errorf("window does not show %q", s)
-		}
-	}
-	if t.Failed() {
-		t.Logf("window:\n%s", screen)
-	}
-}
-
-// assertHides fails if any text is visible in the window.
-func (h *harness) assertHides(t *testing.T, texts ...string) {
-	t.Helper()
-	screen := h.screen()
-	for _, s := range texts {
-		if strings.Contains(screen, s) {
-			t.Errorf("window shows %q", s)
-		}
-	}
-}
-
-// press types a shortcut into the window the way Fyne's desktop driver
-// does: the window's menu gets it first, then the canvas.
-func press(w fyne.Window, sc fyne.Shortcut) {
-	if menu := w.MainMenu(); menu != nil {
-		for _, m := range menu.Items {
-			if triggerMenu(m, sc) {
-				return
-			}
-		}
-	}
-	if c, ok := w.Canvas().(fyne.Shortcutable); ok {
-		c.TypedShortcut(sc)
-	}
-}
-
-func triggerMenu(m *fyne.Menu, sc fyne.Shortcut) bool {
-	for _, it := range m.Items {
-		if it.Shortcut != nil && it.Shortcut.ShortcutName() == sc.ShortcutName() && it.Action != nil {
-			it.Action()
-			return true
-		}
-		if it.ChildMenu != nil && triggerMenu(it.ChildMenu, sc) {
-			return true
-		}
-	}
-	return false
-}
-
 func TestWindow(t *testing.T) {
-	h := newHarness(t, &fakeService{answer: answers(result{info: localEngine})}, Options{})
+	h := newHarness(t, &fakeService{answer: answers(result{info: localInfo})}, Options{})
 	h.waitShown(t)
 
-	if got := h.window.Title(); got != "Earshot" {
-		t.Errorf("title = %q, want Earshot", got)
+	h.ui(func() {
+		if got := h.window.Title(); got != "Earshot" {
+			t.Errorf("title = %q, want Earshot", got)
+		}
+		if got := h.window.Canvas().Size(); got.Width < 800 || got.Height < 600 {
+			t.Errorf("window size = %v, want at least 800x600", got)
+		}
+		var tabs []string
+		for _, it := range h.tabs.Items {
+			tabs = append(tabs, it.Text)
+		}
+		if got := strings.Join(tabs, ","); got != "Captions,Settings,Service" {
+			t.Errorf("tabs = %s, want Captions,Settings,Service", got)
+		}
+		if got := h.tabs.Selected().Text; got != "Captions" {
+			t.Errorf("the window opens on %s, want Captions", got)
+		}
+	})
+	h.fyneApp.mu.Lock()
+	icon := h.fyneApp.icon
+	h.fyneApp.mu.Unlock()
+	if icon == nil || icon.Name() != "earshot.png" || len(icon.Content()) == 0 {
+		t.Errorf("app icon = %v, want the earshot.png resource", icon)
 	}
-	if h.fyneApp.icon == nil || h.fyneApp.icon.Name() != "earshot.png" || len(h.fyneApp.icon.Content()) == 0 {
-		t.Errorf("app icon = %v, want the earshot.png resource", h.fyneApp.icon)
-	}
-	if got := h.window.Canvas().Size(); got.Width < 800 || got.Height < 600 {
-		t.Errorf("window size = %v, want at least 800x600", got)
-	}
-	h.assertShows(t, "Earshot", "Service")
+	h.assertShows(t, "Earshot", "Captions", "Settings", "Service")
 }
+
+// showService opens the Service tab.
+func (h *harness) showService() { h.ui(func() { h.SelectTab("Service") }) }
 
 func TestShowsServiceAndModels(t *testing.T) {
-	svc := &fakeService{answer: answers(result{info: localEngine})}
+	svc := &fakeService{answer: answers(result{info: localInfo})}
 	h := newHarness(t, svc, Options{})
 	h.waitShown(t)
+	h.showService()
 
 	h.assertShows(t,
 		"Connected to Local engine",
@@ -219,16 +133,13 @@ func TestShowsServiceAndModels(t *testing.T) {
 		"aura-2-thalia-en", "text-to-speech", "flite 2.2 (kal16)",
 		"Up to date as of 15:04:05.",
 	)
-	if got := h.service.rowText(1); got != "aura-2-thalia-en|text-to-speech|flite 2.2 (kal16)|en|Yes|No" {
-		t.Errorf("second row = %q", got)
-	}
-	select {
-	case err := <-h.readies:
-		if err != nil {
-			t.Errorf("OnReady(%v), want nil", err)
+	h.ui(func() {
+		if got := h.service.rowText(1); got != "aura-2-thalia-en|text-to-speech|flite 2.2 (kal16)|en|Yes|No" {
+			t.Errorf("second row = %q", got)
 		}
-	default:
-		t.Error("OnReady was not called")
+	})
+	if err := h.waitReady(t); err != nil {
+		t.Errorf("OnReady(%v), want nil", err)
 	}
 	if svc.callCount() != 1 {
 		t.Errorf("Info called %d times, want 1", svc.callCount())
@@ -250,6 +161,7 @@ func (s *serviceTab) rowText(row int) string {
 func TestEmptyModelList(t *testing.T) {
 	h := newHarness(t, &fakeService{answer: answers(result{info: ServiceInfo{Backend: "Hosted service", URL: "https://example.invalid"}})}, Options{})
 	h.waitShown(t)
+	h.showService()
 	h.assertShows(t, "Models (0)", "The service lists no models.", "Connected to Hosted service")
 }
 
@@ -258,31 +170,36 @@ func TestLoadingWhileQueryRuns(t *testing.T) {
 	svc := &fakeService{answer: func(ctx context.Context, _ int) (ServiceInfo, error) {
 		select {
 		case <-release:
-			return localEngine, nil
+			return localInfo, nil
 		case <-ctx.Done():
 			return ServiceInfo{}, ctx.Err()
 		}
 	}}
 	h := newHarness(t, svc, Options{})
+	h.showService()
 
 	// The query is under way: New started it.
-	if !h.service.refresh.Disabled() {
-		t.Error("Refresh is enabled while loading")
-	}
-	if !h.service.activity.Visible() {
-		t.Error("no activity indicator while loading")
-	}
+	h.ui(func() {
+		if !h.service.refresh.Disabled() {
+			t.Error("Refresh is enabled while loading")
+		}
+		if !h.service.activity.Visible() {
+			t.Error("no activity indicator while loading")
+		}
+	})
 	h.assertShows(t, "Asking the service for its models…", "Connecting…")
-	h.assertHides(t, "nova-3")
+	h.assertHides(t, "nova-3 ")
 
 	close(release)
 	h.waitShown(t)
-	if h.service.refresh.Disabled() {
-		t.Error("Refresh stays disabled after the answer")
-	}
-	if h.service.activity.Visible() {
-		t.Error("activity indicator stays after the answer")
-	}
+	h.ui(func() {
+		if h.service.refresh.Disabled() {
+			t.Error("Refresh stays disabled after the answer")
+		}
+		if h.service.activity.Visible() {
+			t.Error("activity indicator stays after the answer")
+		}
+	})
 	h.assertShows(t, "nova-3")
 	h.assertHides(t, "Asking the service", "Connecting…")
 }
@@ -301,14 +218,17 @@ func TestErrorsInPlainWords(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, &fakeService{answer: answers(result{err: tt.err})}, Options{})
 			h.waitShown(t)
+			h.showService()
 			h.assertShows(t, tt.want, "Not connected")
 			h.assertHides(t, "list models:")
-			if err := <-h.readies; !errors.Is(err, tt.err) {
+			if err := h.waitReady(t); !errors.Is(err, tt.err) {
 				t.Errorf("OnReady(%v), want %v", err, tt.err)
 			}
-			if h.service.refresh.Disabled() {
-				t.Error("Refresh disabled after an error; the user cannot retry")
-			}
+			h.ui(func() {
+				if h.service.refresh.Disabled() {
+					t.Error("Refresh disabled after an error; the user cannot retry")
+				}
+			})
 		})
 	}
 }
@@ -320,6 +240,7 @@ func TestQueryTimeout(t *testing.T) {
 	}}
 	h := newHarness(t, svc, Options{QueryTimeout: 20 * time.Millisecond})
 	h.waitShown(t)
+	h.showService()
 	h.assertShows(t, "The service did not answer in time.")
 }
 
@@ -327,52 +248,51 @@ func TestRefreshRequeries(t *testing.T) {
 	second := ServiceInfo{Backend: "Local engine", URL: "http://127.0.0.1:40123", Models: []ModelInfo{
 		{Name: "flux-general-en", Kind: "speech-to-text", Engine: "pocketsphinx 5prealpha (en-us)", Languages: []string{"en"}, Streaming: true},
 	}}
-	svc := &fakeService{answer: answers(result{info: localEngine}, result{info: second})}
+	svc := &fakeService{answer: answers(result{info: localInfo}, result{info: second})}
 	h := newHarness(t, svc, Options{})
 	h.waitShown(t)
+	h.showService()
 	h.assertShows(t, "nova-3", "Models (2)")
 
-	test.Tap(h.service.refresh)
+	h.ui(func() { test.Tap(h.service.refresh) })
 	h.waitShown(t)
 	if got := svc.callCount(); got != 2 {
 		t.Errorf("Info called %d times, want 2", got)
 	}
 	h.assertShows(t, "flux-general-en", "Models (1)")
-	h.assertHides(t, "nova-3", "aura-2-thalia-en")
-	if len(h.readies) != 1 {
-		t.Errorf("OnReady called %d times, want once", len(h.readies))
+	h.assertHides(t, ">nova-3<", "aura-2-thalia-en")
+	h.waitReady(t)
+	if len(h.readies) != 0 {
+		t.Errorf("OnReady called %d times, want once", len(h.readies)+1)
 	}
 }
 
 func TestFailedRefreshKeepsModels(t *testing.T) {
-	svc := &fakeService{answer: answers(result{info: localEngine}, result{err: statusError(503)})}
+	svc := &fakeService{answer: answers(result{info: localInfo}, result{err: statusError(503)})}
 	h := newHarness(t, svc, Options{})
 	h.waitShown(t)
+	h.showService()
 
-	test.Tap(h.service.refresh)
+	h.ui(func() { test.Tap(h.service.refresh) })
 	h.waitShown(t)
 	h.assertShows(t, "nova-3", "Connected to Local engine",
 		"The service ran into a problem of its own (HTTP 503 Service Unavailable).")
 }
 
-func TestShortcuts(t *testing.T) {
-	svc := &fakeService{answer: answers(result{info: localEngine})}
+func TestServiceShortcuts(t *testing.T) {
+	svc := &fakeService{answer: answers(result{info: localInfo})}
 	h := newHarness(t, svc, Options{})
 	h.waitShown(t)
 
-	ctrl := func(k fyne.KeyName) fyne.Shortcut {
-		// Ctrl on Linux and Windows, Cmd on macOS, as the driver reports it.
-		return &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
-	}
 	t.Run("Ctrl+R refreshes", func(t *testing.T) {
-		press(h.window, ctrl(fyne.KeyR))
+		h.press(ctrl(fyne.KeyR))
 		h.waitShown(t)
 		if got := svc.callCount(); got != 2 {
 			t.Errorf("Info called %d times after Ctrl+R, want 2", got)
 		}
 	})
 	t.Run("Ctrl+Q quits", func(t *testing.T) {
-		press(h.window, ctrl(fyne.KeyQ))
+		h.press(ctrl(fyne.KeyQ))
 		h.fyneApp.mu.Lock()
 		defer h.fyneApp.mu.Unlock()
 		if h.fyneApp.quits != 1 {
@@ -386,14 +306,14 @@ func TestRefreshWhileLoadingIsIgnored(t *testing.T) {
 	svc := &fakeService{answer: func(ctx context.Context, _ int) (ServiceInfo, error) {
 		select {
 		case <-release:
-			return localEngine, nil
+			return localInfo, nil
 		case <-ctx.Done():
 			return ServiceInfo{}, ctx.Err()
 		}
 	}}
 	h := newHarness(t, svc, Options{})
-	press(h.window, refreshShortcut)
-	h.service.onRefresh()
+	h.press(refreshShortcut)
+	h.ui(h.service.onRefresh)
 	close(release)
 	h.waitShown(t)
 	if got := svc.callCount(); got != 1 {
@@ -433,25 +353,29 @@ func TestCloseCancelsQuery(t *testing.T) {
 }
 
 func TestSelectTab(t *testing.T) {
-	h := newHarness(t, &fakeService{answer: answers(result{info: localEngine})}, Options{})
+	h := newHarness(t, &fakeService{answer: answers(result{info: localInfo})}, Options{})
 	h.waitShown(t)
 	tests := []struct {
 		name string
 		want bool
 	}{
+		{"Captions", true},
+		{"settings", true},
 		{"Service", true},
 		{"service", true},
-		{"captions", false},
+		{"history", false},
 		{"", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := h.SelectTab(tt.name); got != tt.want {
-				t.Errorf("SelectTab(%q) = %v, want %v", tt.name, got, tt.want)
-			}
-			if tt.want && !strings.EqualFold(h.tabs.Selected().Text, tt.name) {
-				t.Errorf("selected tab = %q, want %q", h.tabs.Selected().Text, tt.name)
-			}
+			h.ui(func() {
+				if got := h.SelectTab(tt.name); got != tt.want {
+					t.Errorf("SelectTab(%q) = %v, want %v", tt.name, got, tt.want)
+				}
+				if tt.want && !strings.EqualFold(h.tabs.Selected().Text, tt.name) {
+					t.Errorf("selected tab = %q, want %q", h.tabs.Selected().Text, tt.name)
+				}
+			})
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,6 +12,11 @@ import (
 	"syscall"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
 )
 
 // statusCoder is an error that carries the HTTP status the service answered
@@ -33,9 +39,18 @@ func plainError(err error) string {
 		return ""
 	}
 
+	if words, ok := knownWords(err); ok {
+		return words
+	}
 	var sc statusCoder
 	if errors.As(err, &sc) && sc.StatusCode() != 0 {
-		return statusWords(sc.StatusCode())
+		words := statusWords(sc.StatusCode())
+		var ae *api.Error
+		if errors.As(err, &ae) && strings.TrimSpace(ae.Message) != "" {
+			// The service's own explanation says what to change.
+			words += " " + sentence(ae.Message)
+		}
+		return words
 	}
 
 	switch {
@@ -69,6 +84,41 @@ func plainError(err error) string {
 	}
 
 	return "Something went wrong: " + sentence(err.Error())
+}
+
+// knownWords words the errors of Earshot's own layers that a person can
+// act on: a missing key, the keyring, the microphone, a file, options the
+// service would refuse.
+func knownWords(err error) (string, bool) {
+	switch {
+	case errors.Is(err, sessions.ErrNoKey):
+		return "No API key is set. Add one in Settings, or set " + sessions.EnvAPIKey + ".", true
+	case errors.Is(err, store.ErrSecretServiceUnavailable):
+		return "No Secret Service (keyring) was found, so the key is kept for this session only.", true
+	case errors.Is(err, store.ErrInvalid):
+		return "A setting is not valid, so nothing was saved. Check the fields of the Settings tab.", true
+	case errors.Is(err, device.ErrNoAudioBackend):
+		return "No audio system is running: Earshot hears the microphone through PipeWire, PulseAudio or ALSA.", true
+	case errors.Is(err, device.ErrNoDevice):
+		return "No microphone was found. Connect one, or open a recording instead.", true
+	case errors.Is(err, device.ErrDeviceUnavailable):
+		return "The microphone is busy or could not be opened. Close the programs using it, or pick another.", true
+	case errors.Is(err, device.ErrPermissionDenied):
+		return "Permission to use the microphone was denied. Allow it in the system's privacy settings.", true
+	case errors.Is(err, device.ErrDeviceStopped):
+		return "The microphone stopped delivering audio. Was it unplugged?", true
+	case errors.Is(err, api.ErrUndecodableAudio):
+		return "The service could not decode the audio. Is it an audio file?", true
+	case errors.Is(err, fs.ErrNotExist):
+		return "The file could not be found. Was it moved or deleted?", true
+	case errors.Is(err, fs.ErrPermission):
+		return "Earshot is not allowed to open this file.", true
+	}
+	var oe *api.OptionError
+	if errors.As(err, &oe) {
+		return "The service would refuse these options: " + sentence(oe.Error()), true
+	}
+	return "", false
 }
 
 // statusWords says what an HTTP status from the service means for the user.

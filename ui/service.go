@@ -11,24 +11,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/earshot-app/earshot/sessions"
 )
-
-// Service is what the UI needs to know about the speech service it talks
-// to. The app's lower layers implement it for the hosted service and for
-// the local engine; the UI depends only on this.
-type Service interface {
-	// Info describes the service: who serves it, where, and its models.
-	// It must return when ctx is done.
-	Info(ctx context.Context) (ServiceInfo, error)
-}
-
-// ServiceInfo describes the service the app is connected to.
-type ServiceInfo = sessions.ServiceInfo
-
-// ModelInfo describes one model the service offers.
-type ModelInfo = sessions.ModelInfo
 
 // modelColumns are the columns of the models table and their widths.
 var modelColumns = []struct {
@@ -98,11 +81,9 @@ type serviceTab struct {
 	loaded  bool        // some ServiceInfo has been shown
 }
 
-// newServiceTab builds the Service tab. The App keeps the serviceTab too,
-// because its shortcuts refresh it.
-func newServiceTab(a *App) (*serviceTab, *container.TabItem) {
-	s := &serviceTab{app: a}
-	return s, container.NewTabItemWithIcon("Service", theme.ComputerIcon(), s.buildUI())
+// newServiceTab makes the Service tab; buildUI creates its widgets.
+func newServiceTab(a *App) *serviceTab {
+	return &serviceTab{app: a}
 }
 
 // buildUI creates the tab's widgets and lays them out.
@@ -219,7 +200,7 @@ func (s *serviceTab) show(info ServiceInfo, err error) {
 		if !s.loaded {
 			s.app.header.setUnreachable()
 		}
-		s.app.shown(err)
+		s.app.serviceShown(info, err)
 		return
 	}
 
@@ -238,5 +219,5 @@ func (s *serviceTab) show(info ServiceInfo, err error) {
 	s.status.Importance = widget.MediumImportance
 	s.status.SetText(fmt.Sprintf("Up to date as of %s.", s.app.now().Format("15:04:05")))
 	s.app.header.setConnected(info)
-	s.app.shown(nil)
+	s.app.serviceShown(info, nil)
 }

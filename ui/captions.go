@@ -1,0 +1,558 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
+)
+
+// Words of the Captions tab.
+const (
+	captionsHint = "Press Start (Ctrl+L) for live captions of your microphone, or Open file (Ctrl+O) to transcribe a recording. Past sessions are listed on the right."
+	defaultMic   = "System default microphone"
+)
+
+// captionsTab is the Captions tab: live captions from a microphone, the
+// transcription of an audio file, the history of both, and export.
+//
+// Its fields are touched only on the UI goroutine: widget callbacks run
+// there, and background results arrive through App.onUI.
+type captionsTab struct {
+	app     *App
+	view    *captionView
+	history *historyPanel
+
+	mic        *widget.Select
+	micRefresh *widget.Button
+	start      *widget.Button
+	mute       *widget.Button
+	level      *levelMeter
+	openFile   *widget.Button
+	export     *widget.Button
+	title      *widget.Label
+	info       *widget.Label
+	entities   *widget.Label
+	status     *widget.Label
+
+	fileRow    *fyne.Container // progress of a file transcription; hidden when none runs
+	fileLabel  *widget.Label
+	fileBar    *widget.ProgressBar
+	fileBusy   *widget.ProgressBarInfinite
+	cancelFile *widget.Button
+
+	micIDs   []string // device ids of the picker's options, "" for the default
+	settings store.Settings
+	starting bool         // a live session is being started
+	live     *liveSession // the live session, nil when none runs
+	file     *fileJob     // the file transcription, nil when none runs
+	shown    shownSession // what the caption view shows
+}
+
+// shownSession is the session in the caption view, the one Export saves.
+type shownSession struct {
+	id    int64 // in history; 0 when nothing saved is shown
+	title string
+}
+
+// liveSession is a running live captions session as the tab sees it.
+type liveSession struct {
+	c        *sessions.Captions
+	id       int64
+	mute     chan bool // the muting asked for, latest only, read by the pump
+	muted    bool      // as last asked for
+	stopping bool
+	finals   int
+	source   string
+	started  time.Time
+}
+
+// requestMute asks the pump to mute or unmute, replacing a request it has
+// not taken yet. It never blocks; only the UI goroutine sends.
+func (l *liveSession) requestMute(m bool) {
+	for {
+		select {
+		case l.mute <- m:
+			return
+		default:
+			select {
+			case <-l.mute:
+			default:
+			}
+		}
+	}
+}
+
+func newCaptionsTab(a *App) *captionsTab {
+	c := &captionsTab{app: a, view: newCaptionView(), settings: store.DefaultSettings()}
+	c.history = newHistoryPanel(c)
+	return c
+}
+
+// buildUI creates the tab's widgets and lays them out.
+func (c *captionsTab) buildUI() fyne.CanvasObject {
+	c.mic = widget.NewSelect([]string{defaultMic}, c.onMicChanged)
+	c.mic.Selected = defaultMic
+	c.micIDs = []string{""}
+	c.micRefresh = widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), c.app.loadMicrophones)
+	c.start = widget.NewButtonWithIcon("Start", theme.MediaRecordIcon(), c.onStartStop)
+	c.mute = widget.NewButtonWithIcon("Mute", theme.VolumeMuteIcon(), c.onMute)
+	c.level = newLevelMeter()
+	c.openFile = widget.NewButtonWithIcon("Open file…", theme.FolderOpenIcon(), c.onOpenFile)
+	c.export = widget.NewButtonWithIcon("Export…", theme.DownloadIcon(), c.onExport)
+
+	c.title = widget.NewLabelWithStyle("Captions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	c.title.SizeName = theme.SizeNameSubHeadingText
+	c.title.Truncation = fyne.TextTruncateEllipsis
+	c.info = widget.NewLabel("")
+	c.info.Wrapping = fyne.TextWrapWord
+	c.info.Hide()
+	c.entities = widget.NewLabel("")
+	c.entities.Wrapping = fyne.TextWrapWord
+	c.entities.Hide()
+	c.status = widget.NewLabel("Ready.")
+	c.status.Wrapping = fyne.TextWrapWord
+
+	c.fileLabel = widget.NewLabel("")
+	c.fileLabel.Truncation = fyne.TextTruncateEllipsis
+	c.fileBar = widget.NewProgressBar()
+	c.fileBusy = widget.NewProgressBarInfinite()
+	c.fileBusy.Hide()
+	c.cancelFile = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), c.onCancelFile)
+	bars := container.New(widthLayout{width: 220}, container.NewStack(c.fileBar, c.fileBusy))
+	c.fileRow = container.NewHBox(c.fileLabel, bars, c.cancelFile)
+	c.fileRow.Hide()
+
+	toolbar := container.NewBorder(nil, nil,
+		container.NewHBox(
+			widget.NewIcon(micIcon),
+			container.New(widthLayout{width: 300}, c.mic),
+			c.micRefresh,
+			widget.NewSeparator(),
+			c.start, c.mute,
+			container.NewPadded(c.level),
+		),
+		container.NewHBox(c.openFile, c.export),
+	)
+	heading := container.NewVBox(c.title, c.info, c.entities)
+	transcript := container.NewBorder(heading, nil, nil, nil, c.view.buildUI(captionsHint))
+	split := container.NewHSplit(container.NewPadded(transcript), c.history.buildUI())
+	split.Offset = 0.68
+	statusBar := container.NewBorder(nil, nil, nil, c.fileRow, c.status)
+	c.updateControls()
+	return container.NewBorder(
+		container.NewVBox(container.NewPadded(toolbar), widget.NewSeparator()),
+		container.NewVBox(widget.NewSeparator(), statusBar),
+		nil, nil, split)
+}
+
+// setStatus shows a line in the status bar.
+func (c *captionsTab) setStatus(text string, imp widget.Importance) {
+	c.status.Importance = imp
+	c.status.SetText(text)
+}
+
+// showError shows err in plain words in the status bar, and logs it.
+func (c *captionsTab) showError(what string, err error) {
+	c.app.log.Warn(what, "err", err)
+	c.setStatus(plainError(err), widget.DangerImportance)
+}
+
+// updateControls enables what can be done now and labels Start and Mute.
+func (c *captionsTab) updateControls() {
+	busy := c.starting || c.file != nil
+	live := c.live != nil
+	switch {
+	case live:
+		c.start.SetText("Stop")
+		c.start.SetIcon(theme.MediaStopIcon())
+		c.start.Importance = widget.DangerImportance
+	default:
+		c.start.SetText("Start")
+		c.start.SetIcon(theme.MediaRecordIcon())
+		c.start.Importance = widget.HighImportance
+	}
+	enable(c.start, !busy && !(live && c.live.stopping))
+	c.start.Refresh()
+	if live && c.live.muted {
+		c.mute.SetText("Unmute")
+		c.mute.SetIcon(theme.VolumeUpIcon())
+	} else {
+		c.mute.SetText("Mute")
+		c.mute.SetIcon(theme.VolumeMuteIcon())
+	}
+	enable(c.mute, live && !c.live.stopping)
+	enable(c.mic, !busy && !live)
+	enable(c.micRefresh, !busy && !live)
+	enable(c.openFile, !busy && !live)
+	enable(c.export, c.shown.id != 0 && !c.starting)
+	c.history.updateControls()
+}
+
+// disabler is a widget that can be turned off.
+type disabler interface {
+	Enable()
+	Disable()
+}
+
+func enable(w disabler, on bool) {
+	if on {
+		w.Enable()
+	} else {
+		w.Disable()
+	}
+}
+
+// setMicrophones fills the microphone picker, keeping the saved choice.
+func (c *captionsTab) setMicrophones(devs []device.Device, err error) {
+	options := []string{defaultMic}
+	ids := []string{""}
+	for _, d := range devs {
+		name := d.Name
+		if d.Default {
+			name += " (default)"
+		}
+		options = append(options, name)
+		ids = append(ids, d.ID)
+	}
+	if id := c.settings.InputDevice; id != "" && !contains(ids, id) {
+		options = append(options, "Saved microphone (not connected)")
+		ids = append(ids, id)
+	}
+	c.micIDs = ids
+	c.mic.Options = options
+	c.selectMic(c.settings.InputDevice)
+	if err != nil && c.live == nil && !c.starting && c.file == nil {
+		c.setStatus(plainError(err)+" You can still open a recording.", widget.WarningImportance)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// selectMic shows the device id in the picker without saving it again.
+func (c *captionsTab) selectMic(id string) {
+	for i, x := range c.micIDs {
+		if x == id {
+			c.mic.Selected = c.mic.Options[i]
+			c.mic.Refresh()
+			return
+		}
+	}
+	c.mic.Selected = defaultMic
+	c.mic.Refresh()
+}
+
+// selectedMic is the device id chosen in the picker.
+func (c *captionsTab) selectedMic() string {
+	if i := c.mic.SelectedIndex(); i >= 0 && i < len(c.micIDs) {
+		return c.micIDs[i]
+	}
+	return ""
+}
+
+// onMicChanged remembers the microphone chosen, in the settings.
+func (c *captionsTab) onMicChanged(string) {
+	id := c.selectedMic()
+	if id == c.settings.InputDevice {
+		return
+	}
+	s := c.settings
+	s.InputDevice = id
+	c.app.goAsync(func(ctx context.Context) {
+		err := c.app.ws.SaveSettings(ctx, s)
+		c.app.onUI(func() {
+			if err != nil {
+				c.showError("save the microphone", err)
+				return
+			}
+			c.app.settingsSaved(s, false)
+		})
+	})
+}
+
+// settingsChanged takes saved settings: the microphone and the export
+// format they name.
+func (c *captionsTab) settingsChanged(s store.Settings) {
+	c.settings = s
+	if len(c.micIDs) > 0 && !contains(c.micIDs, s.InputDevice) {
+		c.setMicrophones(c.app.mics, nil)
+		return
+	}
+	c.selectMic(s.InputDevice)
+}
+
+// onStartStop starts live captions, or stops them (Ctrl+L).
+func (c *captionsTab) onStartStop() {
+	switch {
+	case c.live != nil:
+		c.stopLive()
+	case c.starting:
+	case c.file != nil:
+		c.setStatus("A file is being transcribed: wait for it, or cancel it, before starting live captions.", widget.WarningImportance)
+	default:
+		c.startLive()
+	}
+}
+
+// startLive starts a live session on the chosen microphone. The session
+// is started, and its events read, off the UI goroutine; they come back
+// in batches, at most one per frame.
+func (c *captionsTab) startLive() {
+	source := c.mic.Selected
+	if c.selectedMic() == "" && c.settings.InputDevice != "" {
+		source = "" // the saved microphone, named once history has it
+	}
+	c.starting = true
+	c.shown = shownSession{title: "Live captions"}
+	c.view.reset("Listening… captions appear here as you speak.")
+	c.title.SetText("Live captions")
+	c.setInfo(joinDot(source, "connecting"))
+	c.entities.Hide()
+	c.level.SetLevel(math.Inf(-1))
+	c.setStatus("Connecting…", widget.MediumImportance)
+	c.updateControls()
+
+	req := sessions.CaptionsRequest{DeviceID: c.selectedMic()}
+	mute := make(chan bool, 1)
+	started := c.app.goAsync(func(ctx context.Context) {
+		capt, err := c.app.ws.StartCaptions(ctx, req)
+		if err != nil {
+			c.app.onUI(func() { c.liveFailed(err) })
+			return
+		}
+		c.app.setLive(capt)
+		defer c.app.setLive(nil)
+		ls := &liveSession{c: capt, id: capt.SessionID(), mute: mute, source: source, started: c.app.now()}
+		c.app.onUI(func() { c.liveStarted(ls) })
+		pumpLive(ctx, capt.Events(), mute, capt.SetMuted, frameInterval, func(b liveBatch, applied func()) {
+			c.app.onUI(func() {
+				c.applyLive(ls, b)
+				applied()
+			})
+		})
+		err = capt.Stop() // the session has ended: this returns why
+		c.app.onUI(func() { c.liveEnded(ls, err) })
+	})
+	if !started {
+		c.starting = false
+		c.updateControls()
+	}
+}
+
+func (c *captionsTab) liveFailed(err error) {
+	c.starting = false
+	c.shown = shownSession{}
+	c.view.reset(captionsHint)
+	c.title.SetText("Captions")
+	c.setInfo("")
+	c.showError("start live captions", err)
+	c.updateControls()
+	c.app.loaded(partAuto, err)
+}
+
+func (c *captionsTab) liveStarted(ls *liveSession) {
+	c.starting = false
+	c.live = ls
+	c.shown = shownSession{id: ls.id, title: "Live captions"}
+	c.updateLiveInfo()
+	c.updateControls()
+	c.history.reload()
+}
+
+// applyLive shows one batch of a live session's events.
+func (c *captionsTab) applyLive(ls *liveSession, b liveBatch) {
+	for _, f := range b.finals {
+		c.view.addFinal(f)
+		ls.finals++
+	}
+	switch {
+	case b.interim != nil:
+		c.view.setInterim(b.interim)
+	case b.clearInterim:
+		c.view.setInterim(nil)
+	}
+	c.view.commit()
+	if b.level != nil {
+		c.level.SetLevel(b.level.RMS)
+	}
+	if b.state != nil {
+		c.showState(*b.state)
+	}
+	if len(b.finals) > 0 {
+		c.updateLiveInfo()
+	}
+}
+
+// historyLoaded takes the sessions just listed: the live one's record
+// names its microphone as the workspace resolved it.
+func (c *captionsTab) historyLoaded(list []store.Session) {
+	ls := c.live
+	if ls == nil {
+		return
+	}
+	for _, s := range list {
+		if s.ID == ls.id && s.Source != "" && s.Source != ls.source {
+			ls.source = s.Source
+			c.updateLiveInfo()
+		}
+	}
+}
+
+// updateLiveInfo writes the info line of the live session.
+func (c *captionsTab) updateLiveInfo() {
+	ls := c.live
+	if ls == nil {
+		return
+	}
+	speakers := ""
+	if n := c.view.speakerCount(); n > 0 {
+		speakers = plural(n, "speaker")
+	}
+	c.setInfo(joinDot(ls.source, "started "+when(ls.started, c.app.now()), c.settings.Model,
+		plural(ls.finals, "caption"), speakers))
+}
+
+func (c *captionsTab) setInfo(text string) {
+	c.info.SetText(text)
+	c.info.Hidden = text == ""
+	c.info.Refresh()
+}
+
+// showState puts a live session's state in the status bar.
+func (c *captionsTab) showState(st sessions.StateEvent) {
+	switch st.State {
+	case sessions.StateConnecting:
+		c.setStatus("Connecting…", widget.MediumImportance)
+	case sessions.StateLive:
+		c.setStatus("Live", widget.SuccessImportance)
+	case sessions.StateMuted:
+		c.setStatus("Muted: no audio is sent, and the connection is kept open.", widget.WarningImportance)
+	case sessions.StateReconnecting:
+		if st.Err != nil {
+			c.app.log.Info("live captions: reconnecting", "err", st.Err, "attempt", st.Attempt)
+		}
+		c.setStatus(reconnectingWords(st), widget.WarningImportance)
+	case sessions.StateStopping:
+		c.setStatus("Stopping: waiting for the last words…", widget.MediumImportance)
+	case sessions.StateStopped:
+		c.setStatus("Stopped.", widget.MediumImportance)
+	case sessions.StateFailed:
+		c.showError("live captions failed", st.Err)
+	}
+}
+
+// reconnectingWords says what a reconnecting session is doing, e.g.
+// "Reconnecting, 12 s buffered, retry in 3 s".
+func reconnectingWords(st sessions.StateEvent) string {
+	s := "Reconnecting, " + seconds(st.Buffered) + " buffered"
+	if st.RetryIn > 0 {
+		s += ", retry in " + seconds(st.RetryIn)
+	}
+	return s
+}
+
+// seconds writes a duration in whole seconds, rounding up what is left to
+// wait so that it never reads "0 s" before it is over.
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%d s", int64(math.Ceil(d.Seconds())))
+}
+
+// liveEnded is called once the session has ended and its last batch is
+// on screen.
+func (c *captionsTab) liveEnded(ls *liveSession, err error) {
+	if c.live == ls {
+		c.live = nil
+	}
+	c.view.setInterim(nil)
+	c.view.commit()
+	c.level.SetLevel(math.Inf(-1))
+	if err != nil {
+		c.showError("live captions ended", err)
+	} else {
+		c.setStatus(fmt.Sprintf("Stopped. %s saved.", plural(ls.finals, "caption")), widget.MediumImportance)
+	}
+	c.updateControls()
+	c.history.reload()
+	c.app.loaded(partAuto, err)
+}
+
+// stopLive asks the live session to stop. Stopping waits for the
+// service's last words, so it runs off the UI goroutine; the session's
+// end arrives through liveEnded.
+func (c *captionsTab) stopLive() {
+	ls := c.live
+	if ls == nil || ls.stopping {
+		return
+	}
+	ls.stopping = true
+	c.setStatus("Stopping: waiting for the last words…", widget.MediumImportance)
+	c.updateControls()
+	c.app.goAsync(func(context.Context) {
+		// Its error, if any, is reported by the pump with the session's end.
+		_ = ls.c.Stop()
+	})
+}
+
+// onMute mutes or unmutes the live session (Ctrl+M).
+func (c *captionsTab) onMute() {
+	ls := c.live
+	if ls == nil || ls.stopping {
+		return
+	}
+	ls.muted = !ls.muted
+	ls.requestMute(ls.muted)
+	c.updateControls()
+}
+
+// showTranscript puts a saved transcript in the caption view.
+func (c *captionsTab) showTranscript(id int64, title string, caps []sessions.Caption, info string, entities string) {
+	c.shown = shownSession{id: id, title: title}
+	c.title.SetText(title)
+	c.setInfo(info)
+	c.entities.SetText(entities)
+	c.entities.Hidden = entities == ""
+	c.entities.Refresh()
+	hint := ""
+	if len(caps) == 0 {
+		hint = "This session has no captions."
+	}
+	c.view.show(caps, hint)
+	c.updateControls()
+}
+
+// shownDeleted clears the view when the session it shows was deleted.
+func (c *captionsTab) shownDeleted(id int64) {
+	if c.shown.id != id || c.live != nil {
+		return
+	}
+	c.shown = shownSession{}
+	c.title.SetText("Captions")
+	c.setInfo("")
+	c.entities.Hide()
+	c.view.reset(captionsHint)
+	c.updateControls()
+}
+
+// shownRenamed updates the title when the session shown was renamed.
+func (c *captionsTab) shownRenamed(id int64, title string) {
+	if c.shown.id == id {
+		c.shown.title = title
+		c.title.SetText(title)
+	}
+}

@@ -1,0 +1,313 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
+)
+
+// audioExtensions are the files the Open dialog offers: the containers the
+// service detects by their first bytes.
+var audioExtensions = []string{".wav", ".mp3", ".flac", ".ogg", ".oga", ".opus", ".m4a", ".mp4", ".webm", ".aac"}
+
+// workspaceDiarizeModel is the diarization model the workspace asks for
+// when the settings turn speaker labels on; the service resolves it to a
+// version, which the result names.
+const workspaceDiarizeModel = "latest"
+
+// fileJob is a file transcription under way.
+type fileJob struct {
+	name      string
+	cancel    context.CancelFunc
+	cancelled bool // the user pressed Cancel
+}
+
+// onOpenFile asks for an audio file and transcribes it (Ctrl+O).
+func (c *captionsTab) onOpenFile() {
+	if c.live != nil || c.starting || c.file != nil {
+		return
+	}
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil {
+			c.showError("choose a file", err)
+			return
+		}
+		if r == nil {
+			return // dismissed
+		}
+		uri := r.URI()
+		if err := r.Close(); err != nil {
+			c.app.log.Warn("close the chosen file", "err", err)
+		}
+		if uri.Scheme() != "file" {
+			c.setStatus("Earshot can transcribe files on this computer only.", widget.DangerImportance)
+			return
+		}
+		c.transcribeFile(uri.Path())
+	}, c.app.window)
+	d.SetFilter(storage.NewExtensionFileFilter(audioExtensions))
+	d.Resize(fyne.NewSize(860, 580))
+	d.Show()
+}
+
+// transcribeFile uploads the file at path for transcription, showing the
+// upload's progress, then that the service is working; Cancel stops it.
+// The result is saved to history and shown in the caption view.
+func (c *captionsTab) transcribeFile(path string) {
+	if c.live != nil || c.starting || c.file != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(c.app.ctx)
+	job := &fileJob{name: filepath.Base(path), cancel: cancel}
+	c.file = job
+	c.showProgress(job, sessions.Progress{Phase: sessions.PhaseUploading})
+	c.fileRow.Show()
+	c.setStatus("Transcribing "+job.name+"…", widget.MediumImportance)
+	c.updateControls()
+
+	relay := &progressRelay{onUI: c.app.onUI, show: func(p sessions.Progress) { c.showProgress(job, p) }}
+	settings := c.settings
+	started := c.app.goAsync(func(context.Context) {
+		defer cancel()
+		res, err := c.app.ws.TranscribeFile(ctx, path, relay.report)
+		c.app.onUI(func() { c.fileDone(job, settings, res, err) })
+	})
+	if !started {
+		cancel()
+		c.file = nil
+		c.fileRow.Hide()
+		c.updateControls()
+	}
+}
+
+// onCancelFile stops the file transcription under way.
+func (c *captionsTab) onCancelFile() {
+	if c.file == nil || c.file.cancelled {
+		return
+	}
+	c.file.cancelled = true
+	c.file.cancel()
+	c.fileLabel.SetText("Cancelling…")
+}
+
+// showProgress shows how far the file transcription job is.
+func (c *captionsTab) showProgress(job *fileJob, p sessions.Progress) {
+	if c.file != job || job.cancelled {
+		return
+	}
+	switch p.Phase {
+	case sessions.PhaseUploading:
+		c.fileBusy.Stop()
+		c.fileBusy.Hide()
+		c.fileBar.Show()
+		c.fileBar.SetValue(p.Fraction())
+		text := "Uploading " + job.name
+		if p.Total > 0 {
+			text += fmt.Sprintf(" (%s of %s)", megabytes(p.Sent), megabytes(p.Total))
+		}
+		c.fileLabel.SetText(text)
+	case sessions.PhaseTranscribing:
+		c.fileBar.Hide()
+		c.fileBusy.Show()
+		c.fileBusy.Start()
+		c.fileLabel.SetText("Transcribing " + job.name + "…")
+	case sessions.PhaseDone:
+		c.fileBar.SetValue(1)
+	}
+}
+
+// fileDone shows the end of a file transcription.
+func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, res *sessions.FileResult, err error) {
+	if c.file == job {
+		c.file = nil
+	}
+	c.fileBusy.Stop()
+	c.fileRow.Hide()
+	c.history.reload()
+	c.updateControls()
+	if err != nil {
+		if job.cancelled && errors.Is(err, context.Canceled) {
+			c.setStatus("The transcription of "+job.name+" was cancelled.", widget.MediumImportance)
+			return
+		}
+		c.showError("transcribe "+job.name, err)
+		return
+	}
+	requested := ""
+	if settings.Diarize {
+		requested = workspaceDiarizeModel
+	}
+	caps := sessions.CaptionsOf(res.Response)
+	info, entities := fileInfo(res.Response, settings.Model, requested)
+	c.showTranscript(res.SessionID, job.name, caps, info, entities)
+	c.setStatus(fmt.Sprintf("Transcribed %s: %s.", job.name, plural(len(caps), "caption")), widget.SuccessImportance)
+}
+
+// progressRelay brings a file transcription's progress to the UI
+// goroutine, at most one update waiting at a time: the latest. Its report
+// is safe to call from any goroutine and never blocks.
+type progressRelay struct {
+	onUI func(func())
+	show func(sessions.Progress)
+
+	mu        sync.Mutex // guards latest, scheduled
+	latest    sessions.Progress
+	scheduled bool
+}
+
+func (r *progressRelay) report(p sessions.Progress) {
+	r.mu.Lock()
+	r.latest = p
+	if r.scheduled {
+		r.mu.Unlock()
+		return
+	}
+	r.scheduled = true
+	r.mu.Unlock()
+	r.onUI(func() {
+		r.mu.Lock()
+		p := r.latest
+		r.scheduled = false
+		r.mu.Unlock()
+		r.show(p)
+	})
+}
+
+// fileInfo describes a file transcription for the info line: duration,
+// the model asked for and what ran, the diarization version the service
+// resolved (requested is what was asked for, such as "latest"), the
+// speakers, and, on a line of their own, the entities it found.
+func fileInfo(resp *api.ListenResponse, model, requested string) (info, entities string) {
+	if resp == nil {
+		return "", ""
+	}
+	md := resp.Metadata
+	parts := []string{"Duration " + clock(md.Duration)}
+	ran := modelName(md)
+	switch {
+	case model != "" && ran != "" && ran != model:
+		parts = append(parts, "Model "+model+" ("+ran+")")
+	case model != "":
+		parts = append(parts, "Model "+model)
+	case ran != "":
+		parts = append(parts, "Model "+ran)
+	}
+	if di := md.DiarizeInfo; di != nil {
+		v := di.Arch
+		if v == "" {
+			v = "version not given"
+		}
+		if requested != "" && !strings.EqualFold(requested, v) {
+			v += " (" + requested + ")"
+		}
+		parts = append(parts, "Diarization: "+v)
+	}
+	if n := speakerCount(resp); n > 0 {
+		parts = append(parts, plural(n, "speaker"))
+	}
+	return joinDot(parts...), entityWords(resp)
+}
+
+// modelName names the models that ran, from the response's metadata.
+func modelName(md api.ListenMetadata) string {
+	var names []string
+	for _, id := range md.Models {
+		mi, ok := md.ModelInfo[id]
+		if !ok || mi.Name == "" {
+			continue
+		}
+		name := mi.Name
+		if !contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// speakerCount counts the speakers the response's words carry.
+func speakerCount(resp *api.ListenResponse) int {
+	seen := map[int]bool{}
+	for _, ch := range resp.Results.Channels {
+		if len(ch.Alternatives) == 0 {
+			continue
+		}
+		for _, w := range ch.Alternatives[0].Words {
+			if w.Speaker != nil {
+				seen[*w.Speaker] = true
+			}
+		}
+	}
+	return len(seen)
+}
+
+// maxEntities bounds the entities listed; the rest are counted.
+const maxEntities = 20
+
+// entityWords lists the entities found, e.g. "Entities: Ann (name),
+// March 3 (date)", or "" when there are none.
+func entityWords(resp *api.ListenResponse) string {
+	var list []string
+	seen := map[string]bool{}
+	more := 0
+	for _, ch := range resp.Results.Channels {
+		if len(ch.Alternatives) == 0 {
+			continue
+		}
+		for _, e := range ch.Alternatives[0].Entities {
+			value := strings.TrimSpace(e.Value)
+			if value == "" {
+				continue
+			}
+			label := strings.ToLower(strings.ReplaceAll(e.Label, "_", " "))
+			item := value
+			if label != "" {
+				item += " (" + label + ")"
+			}
+			if seen[item] {
+				continue
+			}
+			seen[item] = true
+			if len(list) == maxEntities {
+				more++
+				continue
+			}
+			list = append(list, item)
+		}
+	}
+	if len(list) == 0 {
+		return ""
+	}
+	s := "Entities: " + strings.Join(list, ", ")
+	if more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
+// requestedDiarization reads, from a saved session's options (the JSON
+// of the request's query), which diarization model was asked for.
+func requestedDiarization(options string) string {
+	var q map[string][]string
+	if options == "" || json.Unmarshal([]byte(options), &q) != nil {
+		return ""
+	}
+	for _, k := range []string{"diarize_model", "diarize_version"} {
+		if v := q[k]; len(v) > 0 {
+			return v[0]
+		}
+	}
+	return ""
+}

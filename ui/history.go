@@ -1,0 +1,545 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/earshot-app/earshot/store"
+)
+
+// historyLimit bounds the sessions listed, newest first.
+const historyLimit = 1000
+
+// searchHits bounds the hits one search asks for.
+const searchHits = 200
+
+// historyPanel lists past sessions, captions and files, newest first, and
+// finds them by their words. Selecting a session shows it in the caption
+// view; Export, Rename and Delete act on the selected one.
+//
+// Its fields are touched only on the UI goroutine.
+type historyPanel struct {
+	tab *captionsTab
+
+	search  *widget.Entry
+	list    *widget.List
+	empty   *widget.Label
+	open    *widget.Button
+	export  *widget.Button
+	rename  *widget.Button
+	del     *widget.Button
+	heading *widget.Label
+
+	all      []store.Session // as last loaded
+	rows     []historyRow    // what the list shows: all, or the search's hits
+	selected int64           // the selected session's id, 0 for none
+	quiet    bool            // selecting in code: do not open
+
+	loadGen      int // counts loads; only the latest one's answer is shown
+	query        string
+	searchGen    int // counts searches; only the latest one's answer is shown
+	cancelSearch context.CancelFunc
+}
+
+// historyRow is one row of the list: a session and, for a search, the
+// words that matched.
+type historyRow struct {
+	s       store.Session
+	snippet string
+}
+
+func newHistoryPanel(tab *captionsTab) *historyPanel {
+	return &historyPanel{tab: tab}
+}
+
+// buildUI creates the panel's widgets.
+func (h *historyPanel) buildUI() fyne.CanvasObject {
+	h.heading = widget.NewLabelWithStyle("History", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	h.search = widget.NewEntry()
+	h.search.SetPlaceHolder("Search the words of past sessions")
+	h.search.ActionItem = widget.NewIcon(theme.SearchIcon())
+	h.search.OnChanged = h.onSearchChanged
+
+	h.list = widget.NewList(
+		func() int { return len(h.rows) },
+		newHistoryItem,
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < len(h.rows) {
+				h.updateItem(h.rows[id], o.(*fyne.Container))
+			}
+		},
+	)
+	h.list.OnSelected = h.onSelected
+	h.list.OnUnselected = func(widget.ListItemID) {
+		if !h.quiet {
+			h.selected = 0
+			h.updateControls()
+		}
+	}
+	h.empty = widget.NewLabel("Loading…")
+	h.empty.Alignment = fyne.TextAlignCenter
+	h.empty.Wrapping = fyne.TextWrapWord
+	h.empty.Importance = widget.LowImportance
+
+	h.open = widget.NewButtonWithIcon("Open", theme.FileIcon(), h.onOpen)
+	h.export = widget.NewButtonWithIcon("Export", theme.DownloadIcon(), h.onExport)
+	h.rename = widget.NewButtonWithIcon("Rename", theme.DocumentCreateIcon(), h.onRename)
+	h.del = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), h.onDelete)
+	h.updateControls()
+
+	top := container.NewVBox(h.heading, h.search)
+	buttons := container.NewGridWithColumns(2, h.open, h.export, h.rename, h.del)
+	body := container.NewStack(h.list, container.NewVBox(h.empty))
+	return container.NewPadded(container.NewBorder(top, buttons, nil, nil, body))
+}
+
+// newHistoryItem makes the template of a row: an icon for the kind, the
+// title, and a line of details or, in a search, what matched.
+func newHistoryItem() fyne.CanvasObject {
+	title := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title.Truncation = fyne.TextTruncateEllipsis
+	detail := widget.NewRichText()
+	detail.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, nil, widget.NewIcon(micIcon), nil,
+		container.New(stackedLayout{}, title, detail))
+}
+
+// updateItem fills a row.
+func (h *historyPanel) updateItem(r historyRow, row *fyne.Container) {
+	var icon *widget.Icon
+	var lines *fyne.Container
+	for _, o := range row.Objects {
+		switch o := o.(type) {
+		case *widget.Icon:
+			icon = o
+		case *fyne.Container:
+			lines = o
+		}
+	}
+	if r.s.Kind == store.KindFile {
+		icon.SetResource(theme.FileAudioIcon())
+	} else {
+		icon.SetResource(micIcon)
+	}
+	lines.Objects[0].(*widget.Label).SetText(r.s.Title)
+	detail := lines.Objects[1].(*widget.RichText)
+	if r.snippet != "" {
+		detail.Segments = snippetSegments(r.snippet)
+	} else {
+		detail.Segments = []widget.RichTextSegment{&widget.TextSegment{
+			Text:  sessionDetails(r.s, h.tab.app.now()),
+			Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText},
+		}}
+	}
+	detail.Refresh()
+}
+
+// sessionDetails describes a session in one line: when, how long, how it
+// ended, and where the audio came from (last: it is the longest).
+func sessionDetails(s store.Session, now time.Time) string {
+	source := s.Source
+	if s.Kind == store.KindFile {
+		source = "File"
+	}
+	duration := ""
+	if s.Duration > 0 {
+		duration = clock(s.Duration)
+	}
+	return joinDot(when(s.Started, now), duration, sessionStatus(s.Status), source)
+}
+
+// sessionStatus names a session's status for people.
+func sessionStatus(status string) string {
+	switch status {
+	case store.StatusRunning:
+		return "In progress"
+	case store.StatusDone:
+		return "Done"
+	case store.StatusFailed:
+		return "Failed"
+	case store.StatusCancelled:
+		return "Cancelled"
+	}
+	return status
+}
+
+// snippetSegments turns a search snippet into text with the matched
+// words in bold.
+func snippetSegments(snippet string) []widget.RichTextSegment {
+	style := widget.RichTextStyle{Inline: true, ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText}
+	bold := style
+	bold.ColorName = theme.ColorNameForeground
+	bold.TextStyle = fyne.TextStyle{Bold: true}
+	var segs []widget.RichTextSegment
+	rest := strings.ReplaceAll(snippet, "\n", " ")
+	for rest != "" {
+		i := strings.Index(rest, store.HighlightStart)
+		if i < 0 {
+			segs = append(segs, &widget.TextSegment{Text: rest, Style: style})
+			break
+		}
+		if i > 0 {
+			segs = append(segs, &widget.TextSegment{Text: rest[:i], Style: style})
+		}
+		rest = rest[i+len(store.HighlightStart):]
+		j := strings.Index(rest, store.HighlightEnd)
+		if j < 0 {
+			j = len(rest)
+		}
+		segs = append(segs, &widget.TextSegment{Text: rest[:j], Style: bold})
+		rest = strings.TrimPrefix(rest[j:], store.HighlightEnd)
+	}
+	return segs
+}
+
+// updateControls enables the buttons that apply to the selection.
+func (h *historyPanel) updateControls() {
+	if h.open == nil {
+		return
+	}
+	on := h.selected != 0
+	enable(h.open, on && h.tab.live == nil && !h.tab.starting)
+	enable(h.export, on)
+	enable(h.rename, on)
+	enable(h.del, on && !h.isLive(h.selected))
+}
+
+// isLive reports whether id is the live session, which cannot be deleted
+// while it records.
+func (h *historyPanel) isLive(id int64) bool {
+	return h.tab.live != nil && h.tab.live.id == id
+}
+
+// reload lists the sessions again, off the UI goroutine.
+func (h *historyPanel) reload() {
+	h.loadGen++
+	gen := h.loadGen
+	started := h.tab.app.goAsync(func(ctx context.Context) {
+		list, err := h.tab.app.ws.Sessions(ctx, "", historyLimit)
+		h.tab.app.onUI(func() {
+			if gen == h.loadGen {
+				h.setSessions(list, err)
+			}
+			h.tab.app.loaded(partHistory, err)
+		})
+	})
+	if !started {
+		h.tab.app.loaded(partHistory, nil)
+	}
+}
+
+func (h *historyPanel) setSessions(list []store.Session, err error) {
+	if err != nil {
+		h.tab.app.log.Warn("list the history", "err", err)
+		h.empty.SetText(plainError(err))
+		h.empty.Show()
+		return
+	}
+	h.all = list
+	h.tab.historyLoaded(list)
+	if h.query != "" {
+		h.runSearch(h.query, 0) // the hits may have changed
+		return
+	}
+	h.setRows(rowsOf(list), "Sessions you record or transcribe are kept here.")
+}
+
+func rowsOf(list []store.Session) []historyRow {
+	rows := make([]historyRow, len(list))
+	for i, s := range list {
+		rows[i] = historyRow{s: s}
+	}
+	return rows
+}
+
+// setRows shows rows, keeping the selection when its session is among
+// them; emptyText says why the list is empty.
+func (h *historyPanel) setRows(rows []historyRow, emptyText string) {
+	h.rows = rows
+	h.list.Refresh()
+	if len(rows) == 0 {
+		h.empty.SetText(emptyText)
+		h.empty.Show()
+	} else {
+		h.empty.Hide()
+	}
+	h.quiet = true
+	defer func() { h.quiet = false }()
+	for i, r := range rows {
+		if r.s.ID == h.selected && h.selected != 0 {
+			h.list.Select(i)
+			h.updateControls()
+			return
+		}
+	}
+	h.list.UnselectAll()
+	h.selected = 0
+	h.updateControls()
+}
+
+// onFocusSearch puts the cursor in the search box (Ctrl+F).
+func (h *historyPanel) onFocusSearch() {
+	if c := h.tab.app.window.Canvas(); c != nil {
+		c.Focus(h.search)
+	}
+}
+
+// onSearchChanged searches the history as the user types: the previous
+// search is cancelled, and this one waits for the typing to pause.
+func (h *historyPanel) onSearchChanged(q string) {
+	h.query = strings.TrimSpace(q)
+	delay := searchDelay
+	if h.tab.app.opts.searchDelay > 0 {
+		delay = h.tab.app.opts.searchDelay
+	}
+	h.runSearch(h.query, delay)
+}
+
+// runSearch searches for q after delay, cancelling the search before.
+// An empty q lists every session again.
+func (h *historyPanel) runSearch(q string, delay time.Duration) {
+	if h.cancelSearch != nil {
+		h.cancelSearch()
+		h.cancelSearch = nil
+	}
+	h.searchGen++
+	gen := h.searchGen
+	if q == "" {
+		h.heading.SetText("History")
+		h.setRows(rowsOf(h.all), "Sessions you record or transcribe are kept here.")
+		return
+	}
+	ctx, cancel := context.WithCancel(h.tab.app.ctx)
+	h.cancelSearch = cancel
+	started := h.tab.app.goAsync(func(context.Context) {
+		defer cancel()
+		if delay > 0 {
+			t := time.NewTimer(delay)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return
+			}
+		}
+		hits, err := h.tab.app.ws.Search(ctx, q, searchHits)
+		if ctx.Err() != nil {
+			return // a newer search replaced this one
+		}
+		h.tab.app.onUI(func() {
+			if gen == h.searchGen {
+				h.showHits(q, hits, err)
+			}
+		})
+	})
+	if !started {
+		cancel()
+	}
+}
+
+// showHits lists the sessions a search found, best match first, each with
+// its best snippet.
+func (h *historyPanel) showHits(q string, hits []store.Hit, err error) {
+	if err != nil {
+		h.tab.app.log.Warn("search the history", "err", err)
+		h.setRows(nil, plainError(err))
+		return
+	}
+	byID := make(map[int64]store.Session, len(h.all))
+	for _, s := range h.all {
+		byID[s.ID] = s
+	}
+	var rows []historyRow
+	seen := map[int64]bool{}
+	for _, hit := range hits {
+		s, ok := byID[hit.SessionID]
+		if !ok || seen[s.ID] {
+			continue
+		}
+		seen[s.ID] = true
+		rows = append(rows, historyRow{s: s, snippet: hit.Snippet})
+	}
+	h.heading.SetText(fmt.Sprintf("History: %s matching “%s”", plural(len(rows), "session"), q))
+	h.setRows(rows, fmt.Sprintf("Nothing in the history matches “%s”.", q))
+}
+
+// selectedSession returns the selected session.
+func (h *historyPanel) selectedSession() (store.Session, bool) {
+	for _, r := range h.rows {
+		if r.s.ID == h.selected && h.selected != 0 {
+			return r.s, true
+		}
+	}
+	return store.Session{}, false
+}
+
+func (h *historyPanel) onSelected(id widget.ListItemID) {
+	if h.quiet || id >= len(h.rows) {
+		return
+	}
+	h.selected = h.rows[id].s.ID
+	h.updateControls()
+	if h.tab.live == nil && !h.tab.starting {
+		h.tab.openSession(h.rows[id].s)
+	}
+}
+
+func (h *historyPanel) onOpen() {
+	if s, ok := h.selectedSession(); ok {
+		h.tab.openSession(s)
+	}
+}
+
+func (h *historyPanel) onExport() {
+	if s, ok := h.selectedSession(); ok {
+		h.tab.exportSession(s.ID, s.Title)
+	}
+}
+
+// onRename asks for a new title for the selected session.
+func (h *historyPanel) onRename() {
+	s, ok := h.selectedSession()
+	if !ok {
+		return
+	}
+	entry := widget.NewEntry()
+	entry.SetText(s.Title)
+	entry.Validator = func(t string) error {
+		if strings.TrimSpace(t) == "" {
+			return fmt.Errorf("a title cannot be empty")
+		}
+		return nil
+	}
+	d := dialog.NewForm("Rename session", "Rename", "Cancel",
+		[]*widget.FormItem{widget.NewFormItem("Title", entry)},
+		func(ok bool) {
+			if ok {
+				h.renameSession(s.ID, strings.TrimSpace(entry.Text))
+			}
+		}, h.tab.app.window)
+	d.Resize(fyne.NewSize(460, d.MinSize().Height))
+	d.Show()
+	h.tab.app.window.Canvas().Focus(entry)
+}
+
+// renameSession saves a session's new title.
+func (h *historyPanel) renameSession(id int64, title string) {
+	h.tab.app.goAsync(func(ctx context.Context) {
+		err := h.tab.app.ws.RenameSession(ctx, id, title)
+		h.tab.app.onUI(func() {
+			if err != nil {
+				h.tab.showError("rename a session", err)
+				return
+			}
+			h.tab.shownRenamed(id, title)
+			h.tab.setStatus("Renamed to “"+title+"”.", widget.MediumImportance)
+			h.reload()
+		})
+	})
+}
+
+// onDelete asks to confirm, then deletes the selected session.
+func (h *historyPanel) onDelete() {
+	s, ok := h.selectedSession()
+	if !ok || h.isLive(s.ID) {
+		return
+	}
+	d := dialog.NewConfirm("Delete session?",
+		fmt.Sprintf("“%s” and its transcript will be deleted. This cannot be undone.", s.Title),
+		func(ok bool) {
+			if ok {
+				h.deleteSession(s.ID, s.Title)
+			}
+		}, h.tab.app.window)
+	d.SetConfirmText("Delete")
+	d.SetConfirmImportance(widget.DangerImportance)
+	d.SetDismissText("Keep")
+	d.Show()
+}
+
+// deleteSession removes a session from history.
+func (h *historyPanel) deleteSession(id int64, title string) {
+	h.tab.app.goAsync(func(ctx context.Context) {
+		err := h.tab.app.ws.DeleteSession(ctx, id)
+		h.tab.app.onUI(func() {
+			if err != nil {
+				h.tab.showError("delete a session", err)
+				return
+			}
+			if h.selected == id {
+				h.selected = 0
+			}
+			h.tab.shownDeleted(id)
+			h.tab.setStatus("Deleted “"+title+"”.", widget.MediumImportance)
+			h.reload()
+		})
+	})
+}
+
+// openSession shows a past session in the caption view, read off the UI
+// goroutine.
+func (c *captionsTab) openSession(s store.Session) {
+	if c.live != nil || c.starting {
+		c.setStatus("Stop the live captions to open another session.", widget.WarningImportance)
+		return
+	}
+	c.app.goAsync(func(ctx context.Context) {
+		t, err := c.app.ws.Transcript(ctx, s.ID)
+		c.app.onUI(func() {
+			if c.live != nil || c.starting {
+				return
+			}
+			if err != nil {
+				c.showError("open a session", err)
+				return
+			}
+			info, entities := sessionDetails(s, c.app.now()), ""
+			if t.Response != nil {
+				info, entities = fileInfo(t.Response, s.Model, requestedDiarization(s.Options))
+			} else {
+				info = joinDot(info, s.Model, plural(len(t.Captions), "caption"))
+			}
+			c.showTranscript(s.ID, s.Title, t.Captions, info, entities)
+			c.setStatus("Opened “"+s.Title+"”.", widget.MediumImportance)
+		})
+	})
+}
+
+// stackedLayout puts a title above a line of details, closer than two
+// labels in a box would be: their inner paddings overlap.
+type stackedLayout struct{}
+
+func (stackedLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	y := float32(0)
+	overlap := theme.InnerPadding()
+	for i, o := range objects {
+		h := o.MinSize().Height
+		if i > 0 {
+			y -= overlap
+		}
+		o.Move(fyne.NewPos(0, y))
+		o.Resize(fyne.NewSize(size.Width, h))
+		y += h
+	}
+}
+
+func (stackedLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for i, o := range objects {
+		m := o.MinSize()
+		s.Width = max(s.Width, m.Width)
+		s.Height += m.Height
+		if i > 0 {
+			s.Height -= theme.InnerPadding()
+		}
+	}
+	return s
+}
