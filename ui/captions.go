@@ -338,6 +338,9 @@ func (c *captionsTab) startLive() {
 		}
 		c.app.setLive(capt)
 		defer c.app.setLive(nil)
+		if name := capt.SourceName(); name != "" {
+			source = name // the microphone actually opened, as history names it
+		}
 		ls := &liveSession{c: capt, id: capt.SessionID(), mute: mute, source: source, started: c.app.now()}
 		c.app.onUI(func() { c.liveStarted(ls) })
 		pumpLive(ctx, capt.Events(), mute, capt.SetMuted, frameInterval, func(b liveBatch, applied func()) {
@@ -388,7 +391,7 @@ func (c *captionsTab) applyLive(ls *liveSession, b liveBatch) {
 		c.view.setInterim(nil)
 	}
 	c.view.commit()
-	if b.level != nil {
+	if b.level != nil && !ls.muted {
 		c.level.SetLevel(b.level.RMS)
 	}
 	if b.state != nil {
@@ -517,6 +520,11 @@ func (c *captionsTab) onMute() {
 	}
 	ls.muted = !ls.muted
 	ls.requestMute(ls.muted)
+	if ls.muted {
+		// Nothing is sent while muted: the meter, which shows what the
+		// service hears, goes empty until Unmute.
+		c.level.SetLevel(math.Inf(-1))
+	}
 	c.updateControls()
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -81,7 +82,7 @@ func (h *harness) historyTitles() []string {
 }
 
 func TestLiveCaptions(t *testing.T) {
-	h := liveHarness(t, 3, false)
+	h := liveHarness(t, 3, true)
 	c := h.captions
 
 	h.ui(func() { test.Tap(c.start) })
@@ -134,6 +135,14 @@ func TestLiveCaptions(t *testing.T) {
 		}
 	})
 	h.assertShows(t, "Muted: no audio is sent, and the connection is kept open.", "Unmute")
+	// The microphone still reports levels to the session: the meter
+	// stays empty all the same.
+	time.Sleep(300 * time.Millisecond)
+	h.ui(func() {
+		if c.level.fraction != 0 {
+			t.Errorf("the level meter moved while muted: %.2f", c.level.fraction)
+		}
+	})
 
 	h.ui(func() { test.Tap(c.mute) })
 	h.waitFor(t, "the live state again", func() bool { return c.status.Text == "Live" && c.mute.Text == "Mute" })

@@ -108,7 +108,9 @@ func (c *captionsTab) chooseExportFile(id int64, title string, f sessions.Export
 	}, c.app.window)
 	d.SetFileName(exportFileName(title, f))
 	d.SetFilter(storage.NewExtensionFileFilter([]string{f.Extension()}))
-	d.Resize(fyne.NewSize(860, 580))
+	// No Resize: Fyne's FileDialog.Resize reads a window that only Show
+	// builds (and never builds when a desktop portal shows its own), so
+	// sizing it panics; it opens at a size that fits its content.
 	d.Show()
 }
 

@@ -59,7 +59,9 @@ func (c *captionsTab) onOpenFile() {
 		c.transcribeFile(uri.Path())
 	}, c.app.window)
 	d.SetFilter(storage.NewExtensionFileFilter(audioExtensions))
-	d.Resize(fyne.NewSize(860, 580))
+	// No Resize: Fyne's FileDialog.Resize reads a window that only Show
+	// builds (and never builds when a desktop portal shows its own), so
+	// sizing it panics; it opens at a size that fits its content.
 	d.Show()
 }
 

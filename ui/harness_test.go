@@ -177,6 +177,7 @@ type harnessConfig struct {
 	engine   bool // start the local engine
 	mics     sessions.Microphones
 	settings *store.Settings // saved before the App starts
+	dbPath   string          // the history database; "" for a fresh one
 }
 
 // harness is an App under Fyne's test driver, with channels that receive
@@ -193,6 +194,10 @@ type harness struct {
 
 	mu        sync.Mutex
 	closeOnce sync.Once
+	// observe, if not nil, runs as the UI goroutine after everything
+	// done there, by the App's goroutines or the test: a test sees every
+	// state the window passes through. Set it with h.ui.
+	observe func()
 }
 
 func newHarness(t *testing.T, svc Service, opts Options) *harness {
@@ -202,7 +207,11 @@ func newHarness(t *testing.T, svc Service, opts Options) *harness {
 
 func newHarnessWith(t *testing.T, cfg harnessConfig, opts Options) *harness {
 	t.Helper()
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "history.db"))
+	path := cfg.dbPath
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "history.db")
+	}
+	db, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,11 +243,7 @@ func newHarnessWith(t *testing.T, cfg harnessConfig, opts Options) *harness {
 	opts.OnReady = func(err error) { h.readies <- err }
 	opts.now = func() time.Time { return clockTime }
 	opts.service = cfg.svc
-	opts.do = func(fn func()) {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		fn()
-	}
+	opts.do = h.ui
 	if opts.searchDelay == 0 {
 		opts.searchDelay = time.Millisecond
 	}
@@ -253,11 +258,14 @@ func newHarnessWith(t *testing.T, cfg harnessConfig, opts Options) *harness {
 	return h
 }
 
-// ui runs fn as the UI goroutine would: alone.
+// ui runs fn as the UI goroutine would: alone, then h.observe.
 func (h *harness) ui(fn func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	fn()
+	if h.observe != nil {
+		h.observe()
+	}
 }
 
 // closeWindow closes the window once; Fyne's test driver cannot close a

@@ -418,6 +418,10 @@ func (h *historyPanel) onRename() {
 		}
 		return nil
 	}
+	// Fyne reports a focused entry's errors only once it loses the
+	// focus, and the dialog focuses it: without this, Rename stays
+	// enabled for an empty title.
+	entry.AlwaysShowValidationError = true
 	d := dialog.NewForm("Rename session", "Rename", "Cancel",
 		[]*widget.FormItem{widget.NewFormItem("Title", entry)},
 		func(ok bool) {

@@ -410,10 +410,15 @@ func (t *settingsTab) checkCustomURL(s string) error {
 	if s == "" {
 		return errors.New("give the server's address, such as https://speech.example.com")
 	}
-	if u, err := url.Parse(s); err == nil && u.User != nil {
+	u, err := url.Parse(s)
+	if err == nil && u.User != nil {
 		return errors.New("leave the key out of the address: save it as the API key")
 	}
-	if _, err := api.ParseBaseURL(s); err != nil {
+	// The scheme is required: the client would take a bare host, but the
+	// settings store refuses it, and would say only that a setting is
+	// not valid.
+	_, perr := api.ParseBaseURL(s)
+	if err != nil || perr != nil || !slices.Contains([]string{"http", "https", "ws", "wss"}, strings.ToLower(u.Scheme)) {
 		return errors.New("not an address: use http:// or https://, a host, and no query")
 	}
 	return nil
