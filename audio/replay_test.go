@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/earshot-app/earshot/internal/leaktest"
 )
 
 var mono16k = Format{Encoding: EncodingLinear16, SampleRate: 16000, Channels: 1}
@@ -96,7 +98,7 @@ func TestReplayLoop(t *testing.T) {
 // would have been recorded, measured from the first Read; a late reader
 // gets the frames it missed at once, and the pace does not drift.
 func TestReplayPaced(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	clock := newFakeClock()
 	// 44.1 kHz in 10 ms frames is 441 samples: exact. 30 ms is 1323.
 	f := Format{EncodingLinear16, 44100, 1}

@@ -2,7 +2,6 @@ package audio
 
 import (
 	"math"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -101,24 +100,6 @@ func (t *fakeTimer) Stop() bool {
 	was := !t.done
 	t.done = true
 	return was
-}
-
-// checkGoroutines fails the test if it leaves more goroutines running than
-// it started with (after giving them a moment to finish).
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(2 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<16)
-			buf = buf[:runtime.Stack(buf, true)]
-			t.Errorf("%d goroutines leaked (%d before):\n%s", n-before, before, buf)
-		}
-	})
 }
 
 // sine16 returns frames of a sine of the given frequency and peak amplitude

@@ -13,8 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +23,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/leaktest"
 )
 
 // shared is the engine most tests talk to: the default configuration
@@ -35,9 +34,6 @@ var shared *Local
 // sharedMaxConnections leaves room for the streams and requests of the
 // tests running at once (-parallel is GOMAXPROCS, 2 here).
 const sharedMaxConnections = 16
-
-// modulePrefix marks the frames of this module in goroutine dumps.
-const modulePrefix = "github.com/earshot-app/earshot/"
 
 func TestMain(m *testing.M) {
 	l, err := StartLocal(Config{MaxConnections: sharedMaxConnections})
@@ -61,8 +57,8 @@ func TestMain(m *testing.M) {
 	// Every goroutine the module started (the engine's sessions, its audio
 	// decoders, the server, the clients' sockets) must be gone once every
 	// test and the engine have ended.
-	if leaks := waitForGoroutines(nil, 5*time.Second); len(leaks) > 0 {
-		fmt.Fprintf(os.Stderr, "goroutines left after the tests and engine Close:\n\n%s\n", strings.Join(leaks, "\n\n"))
+	if leaks := leaktest.Report(); leaks != "" {
+		fmt.Fprintln(os.Stderr, leaks)
 		code = 1
 	}
 	os.Exit(code)
@@ -99,54 +95,6 @@ func runIdleProbe(l *Local) {
 	defer s.Close()
 	idleProbeMsgs, idleProbeErr = drain(ctx, s)
 	idleProbeLasted = time.Since(start)
-}
-
-// goroutineHeader reads the id of a goroutine from its dump.
-var goroutineHeader = regexp.MustCompile(`^goroutine (\d+) `)
-
-// moduleGoroutines returns the stacks of the goroutines running code of
-// this module, keyed by goroutine id, leaving out the caller's own.
-func moduleGoroutines() map[string]string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	out := map[string]string{}
-	for i, st := range strings.Split(string(buf), "\n\n") {
-		if i == 0 {
-			continue // the caller
-		}
-		m := goroutineHeader.FindStringSubmatch(st)
-		if m == nil || !strings.Contains(st, modulePrefix) {
-			continue
-		}
-		out[m[1]] = st
-	}
-	return out
-}
-
-// waitForGoroutines waits until no goroutine of this module is running
-// except those in before, and returns the stacks of those that still are
-// after timeout.
-func waitForGoroutines(before map[string]string, timeout time.Duration) []string {
-	deadline := time.Now().Add(timeout)
-	for {
-		var extra []string
-		for id, st := range moduleGoroutines() {
-			if _, ok := before[id]; !ok {
-				extra = append(extra, st)
-			}
-		}
-		if len(extra) == 0 || time.Now().After(deadline) {
-			return extra
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // startEngine starts an engine of its own for a test and closes it at the

@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/leaktest"
 )
 
 // withSilence returns clip id followed by seconds of background noise.
@@ -964,7 +965,7 @@ func TestStreamSentimentIgnored(t *testing.T) {
 // close frame saying why, returns, and leaves no goroutine behind. It
 // does not run in parallel, so the goroutines it counts are its own.
 func TestEngineCloseEndsStreams(t *testing.T) {
-	before := moduleGoroutines()
+	before := leaktest.Running()
 	l, err := StartLocal(Config{Recognizer: RecognizerConfig{Warm: -1}})
 	if err != nil {
 		t.Fatal(err)
@@ -1026,7 +1027,7 @@ func TestEngineCloseEndsStreams(t *testing.T) {
 		resp.Body.Close()
 		t.Errorf("the engine still answers after Close: %d", resp.StatusCode)
 	}
-	if leaks := waitForGoroutines(before, 5*time.Second); len(leaks) > 0 {
+	if leaks := leaktest.Wait(before, leaktest.DefaultWait); len(leaks) > 0 {
 		t.Errorf("goroutines left after Close:\n\n%s", strings.Join(leaks, "\n\n"))
 	}
 }

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/earshot-app/earshot/audio"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gen2brain/malgo"
+
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/leaktest"
 )
 
 // nullBackend is the backend list of every capture test: miniaudio's null
@@ -39,7 +41,7 @@ func openNull(t *testing.T, cfg CaptureConfig) *Capture {
 }
 
 func TestCaptureNullBackend(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	tests := []struct {
 		name      string
 		cfg       CaptureConfig
@@ -93,7 +95,7 @@ func TestCaptureNullBackend(t *testing.T) {
 // TestCaptureReadWakes: a Read waiting for audio returns at once when its
 // context ends or the capture is closed, and a closed capture stays closed.
 func TestCaptureReadWakes(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	// Long frames: each Read below has nothing to return for 400 ms.
 	cfg := CaptureConfig{FrameDuration: 400 * time.Millisecond}
 
@@ -156,7 +158,7 @@ func TestCaptureReadWakes(t *testing.T) {
 // TestCaptureStopsOnClose: once Close returns, miniaudio's thread no
 // longer delivers audio.
 func TestCaptureStopsOnClose(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	c := openNull(t, CaptureConfig{})
 	deadline := time.Now().Add(2 * time.Second)
 	for c.Captured() == 0 && time.Now().Before(deadline) {
@@ -178,7 +180,7 @@ func TestCaptureStopsOnClose(t *testing.T) {
 // TestCaptureConcurrentClose: Close racing with Read and with itself, under
 // the race detector.
 func TestCaptureConcurrentClose(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	for range 3 {
 		c := openNull(t, CaptureConfig{FrameDuration: 5 * time.Millisecond})
 		var wg sync.WaitGroup

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/earshot-app/earshot/internal/leaktest"
 )
 
 // seq returns n consecutive sample values starting at from (wrapping at
@@ -166,7 +168,7 @@ func TestRingProducerNeverOverwritesACopy(t *testing.T) {
 // detector. Every frame must hold consecutive samples (no torn or
 // overwritten data), and every sample must be read or counted as dropped.
 func TestRingConcurrent(t *testing.T) {
-	checkGoroutines(t)
+	leaktest.Check(t)
 	const (
 		align = 2
 		frame = 64
