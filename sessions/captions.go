@@ -126,6 +126,10 @@ func (c *Captions) SessionID() int64 {
 	return c.sessionID
 }
 
+// SourceName names the audio the session captions (the microphone), as
+// history shows it.
+func (c *Captions) SourceName() string { return c.cfg.SourceName }
+
 // Start checks the options, records the session and starts capturing and
 // streaming in the background. It returns once the work is under way; the
 // connection is reported through StateEvents. ctx bounds the whole
