@@ -7,11 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/earshot-app/earshot/internal/leaktest"
 )
 
 // recordedDir holds the recorded traffic of the hosted service, outside the
@@ -58,53 +57,13 @@ func mustJSON(t testing.TB, v any) []byte {
 	return b
 }
 
-// leakedGoroutines returns the stacks of live goroutines that run code of
-// package api or of the WebSocket library: after every stream is closed
-// there must be none.
-func leakedGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	var leaked []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "earshot/api.(*socket)") || strings.Contains(g, "github.com/coder/websocket.") {
-			leaked = append(leaked, g)
-		}
-	}
-	return leaked
-}
-
-// checkNoLeak fails the test if goroutines of the stream machinery outlive
-// it. It runs at cleanup, after the test's own cleanups (registered later)
-// have closed streams and servers.
+// checkNoLeak fails the test if goroutines of the stream machinery (the
+// socket's and the WebSocket library's) that it started outlive it. It
+// runs at cleanup, after the test's own cleanups (registered later) have
+// closed streams and servers.
 func checkNoLeak(t *testing.T) {
 	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			leaked := leakedGoroutines()
-			n := runtime.NumGoroutine()
-			if len(leaked) == 0 && n <= before {
-				return
-			}
-			if time.Now().After(deadline) {
-				if len(leaked) > 0 {
-					t.Errorf("%d goroutines leaked:\n%s", len(leaked), strings.Join(leaked, "\n\n"))
-				} else {
-					t.Errorf("%d goroutines before the test, %d after", before, n)
-				}
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
+	leaktest.Check(t, "earshot/api.(*socket)", "github.com/coder/websocket.")
 }
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/engine"
+	"github.com/earshot-app/earshot/internal/leaktest"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -63,32 +63,11 @@ func TestMain(m *testing.M) {
 	}
 	// Every goroutine a command started (sessions, progress, stoppers)
 	// must have ended with it.
-	if leaks := lingering(5 * time.Second); len(leaks) > 0 {
-		fmt.Fprintf(os.Stderr, "goroutines left after the tests:\n\n%s\n", strings.Join(leaks, "\n\n"))
+	if leaks := leaktest.Report(); leaks != "" {
+		fmt.Fprintln(os.Stderr, leaks)
 		code = 1
 	}
 	os.Exit(code)
-}
-
-// lingering waits up to timeout for the goroutines running this module's
-// code (other than the caller) to end, and returns the stacks of those
-// that have not.
-func lingering(timeout time.Duration) []string {
-	deadline := time.Now().Add(timeout)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var left []string
-		for i, st := range strings.Split(string(buf), "\n\n") {
-			if i > 0 && strings.Contains(st, "github.com/earshot-app/earshot/") {
-				left = append(left, st)
-			}
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // needClip skips a test on a machine without pocketsphinx-testdata.
