@@ -86,6 +86,9 @@ func (k *Keys) Key() (api.Secret, KeySource, error) {
 	key, err := k.secrets.Get()
 	switch {
 	case err == nil && key != "":
+		if k.fellBack() != nil {
+			return key, KeySession, nil
+		}
 		return key, KeyKeyring, nil
 	case err == nil, errors.Is(err, store.ErrNoSecret):
 		return "", KeyNone, nil
@@ -106,6 +109,9 @@ func (k *Keys) Save(key api.Secret) (KeySource, error) {
 			k.mu.Lock()
 			k.session = ""
 			k.mu.Unlock()
+			if why := k.fellBack(); why != nil {
+				return KeySession, why
+			}
 			return KeyKeyring, nil
 		}
 		if !errors.Is(err, store.ErrSecretServiceUnavailable) {
@@ -120,6 +126,23 @@ func (k *Keys) Save(key api.Secret) (KeySource, error) {
 	k.session = key
 	k.mu.Unlock()
 	return KeySession, store.ErrSecretServiceUnavailable
+}
+
+// memoryFallback is a secret store that keeps the key in memory when the
+// keyring is unavailable, and says so; *store.Fallback is one. Its Set
+// and Get succeed either way, so only it can tell where the key went.
+type memoryFallback interface {
+	Unavailable() error
+}
+
+// fellBack returns why the secret store keeps the key in memory only, an
+// error matching store.ErrSecretServiceUnavailable, or nil when the key
+// is in the keyring.
+func (k *Keys) fellBack() error {
+	if f, ok := k.secrets.(memoryFallback); ok {
+		return f.Unavailable()
+	}
+	return nil
 }
 
 // Forget removes the stored key (the environment variable stays).
