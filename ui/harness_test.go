@@ -174,7 +174,8 @@ type harnessConfig struct {
 	svc      Service           // answers the Service tab instead of the workspace
 	secrets  store.SecretStore // nil means an empty store.Memory
 	getenv   func(string) string
-	engine   bool // start the local engine
+	engine   bool                 // start the local engine
+	local    sessions.LocalEngine // the local engine, instead of the shared one
 	mics     sessions.Microphones
 	settings *store.Settings // saved before the App starts
 	dbPath   string          // the history database; "" for a fresh one
@@ -227,6 +228,9 @@ func newHarnessWith(t *testing.T, cfg harnessConfig, opts Options) *harness {
 	wc := sessions.WorkspaceConfig{History: db, Keys: sessions.NewKeys(secrets, cfg.getenv), Microphones: cfg.mics}
 	if cfg.engine {
 		wc.Local = localEngine(t)
+	}
+	if cfg.local != nil {
+		wc.Local = cfg.local
 	}
 	ws, err := sessions.NewWorkspace(wc)
 	if err != nil {
