@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/testkit"
 )
 
 // recordedRequest is what a test server saw of one request.
@@ -575,7 +576,7 @@ func TestClientLogsNoSecret(t *testing.T) {
 		w.Header().Set(api.HeaderRequestID, "logged-id")
 		_, _ = io.WriteString(w, batchAnswer)
 	})
-	var buf syncBuffer
+	var buf testkit.Buffer
 	c := srv.client(t, api.Config{APIKey: testKey, Logger: newDebugLogger(&buf)})
 	if _, err := c.Transcribe(testContext(t), strings.NewReader("raw"), "", api.ListenOptions{}); err != nil {
 		t.Fatal(err)

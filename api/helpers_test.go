@@ -1,13 +1,11 @@
 package api_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/earshot-app/earshot/internal/leaktest"
@@ -64,24 +62,6 @@ func mustJSON(t testing.TB, v any) []byte {
 func checkNoLeak(t *testing.T) {
 	t.Helper()
 	leaktest.Check(t, "earshot/api.(*socket)", "github.com/coder/websocket.")
-}
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func newDebugLogger(w io.Writer) *slog.Logger {

@@ -38,6 +38,7 @@ import (
 	"github.com/deepgram/deepgram-go-sdk/v3/pkg/client/listen"
 
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/testkit"
 )
 
 const (
@@ -149,7 +150,7 @@ func startServe(t *testing.T) *server {
 	key := "sdk-test-" + hex.EncodeToString(b)
 
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--key", key, "--log-level", "warn")
-	var stderr lockedBuffer
+	var stderr testkit.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -574,24 +575,6 @@ func wait(t *testing.T, ch <-chan struct{}, d time.Duration, what string) {
 	case <-time.After(d):
 		t.Fatalf("no %s within %v", what, d)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func TestSDKTranscribesStream(t *testing.T) {

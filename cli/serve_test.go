@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -12,25 +11,8 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/testkit"
 )
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // fakeServer is an engine that answers every request with its host's name.
 type fakeServer struct {
@@ -69,7 +51,7 @@ func TestRunUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr testkit.Buffer
 			env := Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
 			code := Run(context.Background(), env, tt.args)
 			if code != tt.code {
@@ -86,7 +68,7 @@ var listening = regexp.MustCompile(`(main|agent) host listening on (http://\S+)`
 
 func TestServeRunsUntilCancelled(t *testing.T) {
 	fake := &fakeServer{}
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.Buffer
 	env := Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string {
 		if k == "EARSHOT_ENGINE_KEY" {
 			return "from-env"
@@ -148,7 +130,7 @@ func TestServeRunsUntilCancelled(t *testing.T) {
 }
 
 func TestServeReportsBusyAddress(t *testing.T) {
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.Buffer
 	fake := &fakeServer{}
 	env := Env{Stdout: &stdout, Stderr: &stderr, NewEngine: func(ServeConfig) (Server, error) { return fake, nil }}
 	code := Run(context.Background(), env, []string{"serve", "--key", "k", "--addr", "256.0.0.1:80"})

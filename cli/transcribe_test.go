@@ -23,6 +23,7 @@ import (
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/engine"
 	"github.com/earshot-app/earshot/internal/leaktest"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -132,8 +133,8 @@ type harness struct {
 	mics   *fakeMics
 	opens  atomic.Int32 // OpenWorkspace calls
 	closes atomic.Int32 // Close calls
-	stdout syncBuffer
-	stderr syncBuffer
+	stdout testkit.Buffer
+	stderr testkit.Buffer
 	tty    bool
 }
 
@@ -373,7 +374,7 @@ func TestTranscribeOverridesForThisRun(t *testing.T) {
 	}
 
 	// The same file without flags gets the saved settings again.
-	h.stdout = syncBuffer{}
+	h.stdout = testkit.Buffer{}
 	if code := h.run(t, t.Context(), "transcribe", "--format", "json", clip); code != 0 {
 		t.Fatalf("exit status %d; stderr %q", code, h.stderr.String())
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/testkit"
 )
 
 // postListen sends a batch request with a raw query and body to the
@@ -224,7 +225,7 @@ func TestBatchFormats(t *testing.T) {
 		}
 		want := ref(t, key{tc.seconds, tc.rate})
 		got := r.Transcript()
-		overlap := wordOverlap(want, got)
+		overlap := testkit.WordOverlap(want, got)
 		t.Logf("%-22s %-32s overlap %.2f  %q", tc.file, tc.query, overlap, got)
 		if overlap < tc.min {
 			t.Errorf("%s %s: overlap %.2f < %.2f\n got %q\nwant %q", tc.file, tc.query, overlap, tc.min, got, want)
@@ -241,7 +242,7 @@ func TestBatchFormats(t *testing.T) {
 		checkWords(t, r.Results.Channels[0].Alternatives[0].Words)
 	}
 	t.Logf("8 kHz reference %q, 16 kHz %q: overlap %.2f", ref(t, key{3, 8000}), ref(t, key{3, 16000}),
-		wordOverlap(ref(t, key{3, 8000}), ref(t, key{3, 16000})))
+		testkit.WordOverlap(ref(t, key{3, 8000}), ref(t, key{3, 16000})))
 }
 
 // TestBatchRawPCM checks headerless audio described by encoding and
@@ -273,7 +274,7 @@ func TestBatchRawPCM(t *testing.T) {
 		{"encoding=mulaw&sample_rate=16000", audio.EncodePCM(nil, f, audio.EncodingMulaw), 1, 0.7},
 	} {
 		r := postListen(t, tc.query, tc.body, "").listenOK(t)
-		o := wordOverlap(want, r.Transcript())
+		o := testkit.WordOverlap(want, r.Transcript())
 		t.Logf("%s: overlap %.2f %q", tc.query, o, r.Transcript())
 		if o < tc.min {
 			t.Errorf("%s: %q, overlap %.2f with linear16 %q", tc.query, r.Transcript(), o, want)
@@ -672,7 +673,7 @@ func TestBatchMultichannel(t *testing.T) {
 		got := ch.Alternatives[0].Transcript
 		// Left is the speech, right the speech inverted at half level: both
 		// channels carry the words.
-		o := wordOverlap(mono, got)
+		o := testkit.WordOverlap(mono, got)
 		t.Logf("channel %d overlap %.2f with the mix: %q", i, o, got)
 		if o < 0.45 { // measured: 0.53 and 0.63
 			t.Errorf("channel %d %q: overlap %.2f with the mix %q", i, got, o, mono)

@@ -420,36 +420,6 @@ func batchTranscript(t *testing.T, id string) *api.ListenResponse {
 	return batchFile(t, clipPath(id))
 }
 
-// words splits a transcript into lower-case words without punctuation.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'')
-	})
-}
-
-// wordOverlap is 2·LCS/(len(a)+len(b)) over the words of two transcripts:
-// 1 when they are equal, 0 when they share no word in order.
-func wordOverlap(a, b string) float64 {
-	x, y := words(a), words(b)
-	if len(x)+len(y) == 0 {
-		return 1
-	}
-	prev := make([]int, len(y)+1)
-	cur := make([]int, len(y)+1)
-	for i := range x {
-		for j := range y {
-			switch {
-			case x[i] == y[j]:
-				cur[j+1] = prev[j] + 1
-			default:
-				cur[j+1] = max(prev[j+1], cur[j])
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return 2 * float64(prev[len(y)]) / float64(len(x)+len(y))
-}
-
 // streamAudio sends pcm in frames of frameBytes, sleeping pace between
 // frames (0: as fast as the socket takes them).
 func streamAudio(ctx context.Context, s *api.ListenStream, pcm []byte, frameBytes int, pace time.Duration) error {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/internal/leaktest"
+	"github.com/earshot-app/earshot/internal/testkit"
 )
 
 // withSilence returns clip id followed by seconds of background noise.
@@ -230,7 +231,7 @@ func TestStreamKeepsLastWords(t *testing.T) {
 				}
 				batch := batchTranscript(t, id).Results.Channels[0].Alternatives[0]
 				got := joinFinals(msgs)
-				o := wordOverlap(got, batch.Transcript)
+				o := testkit.WordOverlap(got, batch.Transcript)
 				t.Logf("overlap %.2f with batch: %q", o, got)
 				var lastEnd float64
 				for _, r := range finals(msgs) {
@@ -647,7 +648,7 @@ func TestStreamContainerized(t *testing.T) {
 				t.Fatalf("stream ended with %v after %v", err, types(msgs))
 			}
 			got := joinFinals(msgs)
-			if o := wordOverlap(got, batch.Transcript()); o < tc.min {
+			if o := testkit.WordOverlap(got, batch.Transcript()); o < tc.min {
 				t.Errorf("streamed %q, batch %q: overlap %.2f", got, batch.Transcript(), o)
 			}
 			md := msgs[len(msgs)-1].(*api.Metadata)

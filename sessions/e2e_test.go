@@ -16,6 +16,7 @@ import (
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/engine"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -262,7 +263,7 @@ func TestCaptionsMutedStaysConnected(t *testing.T) {
 	src.speak(speech)
 	spokeAt := time.Since(started).Seconds() // an upper bound of the session time then
 	eventually(t, 30*time.Second, "the speech after the unmute captioned", func() bool {
-		return src.spoken() && wordOverlap(captionsText(rec.finals()), want) >= 0.6
+		return src.spoken() && testkit.WordOverlap(captionsText(rec.finals()), want) >= 0.6
 	})
 	if err := stopped(t, c); err != nil {
 		t.Fatalf("Stop: %v", err)
@@ -278,7 +279,7 @@ func TestCaptionsMutedStaysConnected(t *testing.T) {
 	}
 	finals := rec.finals()
 	got := captionsText(finals)
-	if o := wordOverlap(got, want); o < 0.6 {
+	if o := testkit.WordOverlap(got, want); o < 0.6 {
 		t.Errorf("captions %q match %q at %.2f, want at least 0.6", got, want, o)
 	}
 	// Session time runs on through the mute: the speech is captioned
@@ -315,7 +316,7 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 	const bytesPerSecond = 2 * 16000
 	proxy.setKillAfter(4*bytesPerSecond, 6*bytesPerSecond)
 	db := openDB(t)
-	clock := fastClock{origin: time.Now(), factor: 2}
+	clock := testkit.FastClock{Origin: time.Now(), Factor: 2}
 	var blockers []*api.ListenStream
 	defer func() {
 		for _, b := range blockers {
@@ -394,8 +395,8 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 	}
 
 	got := captionsText(finals)
-	t.Logf("overlap with the run without faults %.2f, with the text read %.2f", wordOverlap(got, refText), wordOverlap(got, strings.Join([]string{want["0870"], want["0880"], want["0890"], want["0920"], want["0930"]}, " ")))
-	if o := wordOverlap(got, refText); o < 0.85 {
+	t.Logf("overlap with the run without faults %.2f, with the text read %.2f", testkit.WordOverlap(got, refText), testkit.WordOverlap(got, strings.Join([]string{want["0870"], want["0880"], want["0890"], want["0920"], want["0930"]}, " ")))
+	if o := testkit.WordOverlap(got, refText); o < 0.85 {
 		t.Errorf("the captions match the run without faults at %.2f, want at least 0.85\n got %q\nwant %q", o, got, refText)
 	}
 	// Every line is there, at its place in the recording.
@@ -409,8 +410,8 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 			}
 		}
 		text := strings.Join(in, " ")
-		t.Logf("line %s: %.2f", l.id, wordOverlap(text, want[l.id]))
-		if o := wordOverlap(text, want[l.id]); o < 0.5 {
+		t.Logf("line %s: %.2f", l.id, testkit.WordOverlap(text, want[l.id]))
+		if o := testkit.WordOverlap(text, want[l.id]); o < 0.5 {
 			t.Errorf("line %s [%.1f, %.1f]: the words there %q match %q at %.2f, want at least 0.5", l.id, l.start, l.end, text, want[l.id], o)
 		}
 	}

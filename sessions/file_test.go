@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -85,7 +86,7 @@ func TestFileTranscription(t *testing.T) {
 		t.Errorf("%d words and %d utterances, want both", len(alt.Words), len(resp.Results.Utterances))
 	}
 	want := truth(t)["0920"]
-	if o := wordOverlap(resp.Transcript(), want); o < 0.6 {
+	if o := testkit.WordOverlap(resp.Transcript(), want); o < 0.6 {
 		t.Errorf("transcript %q matches %q at %.2f, want at least 0.6", resp.Transcript(), want, o)
 	}
 

@@ -8,33 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
-
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
-}
 
 // keyForms are the ways a key could be written down by mistake.
 func keyForms(key api.Secret) map[string]string {
@@ -58,7 +40,7 @@ func TestKeyDoesNotLeak(t *testing.T) {
 	eng := keyedEngine(t)
 	key := eng.Key
 	ctx := testContext(t, time.Minute)
-	var logs syncBuffer
+	var logs testkit.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	dir := t.TempDir()
 	path := filepath.Join(dir, "history.db")

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
-	"github.com/earshot-app/earshot/audio"
 )
 
 // faultProxy is a TCP proxy on 127.0.0.1 between a client and a server,
@@ -368,22 +367,3 @@ func TestFaultProxy(t *testing.T) {
 		}
 	}
 }
-
-// fastClock runs a paced Replay factor times faster than real time.
-type fastClock struct {
-	origin time.Time
-	factor float64
-}
-
-func (c fastClock) Now() time.Time {
-	return c.origin.Add(time.Duration(float64(time.Since(c.origin)) * c.factor))
-}
-
-func (c fastClock) NewTimer(d time.Duration) audio.Timer {
-	return clockTimer{time.NewTimer(time.Duration(float64(d) / c.factor))}
-}
-
-type clockTimer struct{ t *time.Timer }
-
-func (t clockTimer) C() <-chan time.Time { return t.t.C }
-func (t clockTimer) Stop() bool          { return t.t.Stop() }

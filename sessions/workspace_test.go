@@ -15,6 +15,7 @@ import (
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/engine"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -212,7 +213,7 @@ func TestWorkspaceShortLivedTokens(t *testing.T) {
 	if err := w.SaveSettings(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	src, err := audio.NewReplay(mono16k, loadPCM(t, librivoxPath("0880")), audio.ReplayConfig{Paced: true, Clock: fastClock{origin: time.Now(), factor: 2}})
+	src, err := audio.NewReplay(mono16k, loadPCM(t, librivoxPath("0880")), audio.ReplayConfig{Paced: true, Clock: testkit.FastClock{Origin: time.Now(), Factor: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestWorkspaceShortLivedTokens(t *testing.T) {
 		t.Fatalf("the session failed: %v", err)
 	}
 	rec.wait(t)
-	if o := wordOverlap(captionsText(rec.finals()), truth(t)["0880"]); o < 0.6 {
+	if o := testkit.WordOverlap(captionsText(rec.finals()), truth(t)["0880"]); o < 0.6 {
 		t.Errorf("captions %q match the reading at %.2f", captionsText(rec.finals()), o)
 	}
 

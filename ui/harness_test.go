@@ -18,6 +18,7 @@ import (
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/engine"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -131,30 +132,10 @@ func (m *fakeMics) Open(context.Context, string) (audio.Source, error) {
 	cfg := audio.ReplayConfig{Loop: m.loop}
 	if m.speed > 0 {
 		cfg.Paced = true
-		cfg.Clock = fastClock{start: time.Now(), speed: m.speed}
+		cfg.Clock = testkit.FastClock{Origin: time.Now(), Factor: m.speed}
 	}
 	return audio.NewReplay(audio.Format{Encoding: audio.EncodingLinear16, SampleRate: 16000, Channels: 1}, m.samples, cfg)
 }
-
-// fastClock runs speed times faster than the system's, so a paced replay
-// behaves like a microphone in fast forward.
-type fastClock struct {
-	start time.Time
-	speed float64
-}
-
-func (c fastClock) Now() time.Time {
-	return c.start.Add(time.Duration(float64(time.Since(c.start)) * c.speed))
-}
-
-func (c fastClock) NewTimer(d time.Duration) audio.Timer {
-	return sysTimer{time.NewTimer(time.Duration(float64(d) / c.speed))}
-}
-
-type sysTimer struct{ t *time.Timer }
-
-func (s sysTimer) C() <-chan time.Time { return s.t.C }
-func (s sysTimer) Stop() bool          { return s.t.Stop() }
 
 // failingSecrets is a keyring without a Secret Service.
 type failingSecrets struct{}

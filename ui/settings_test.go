@@ -1,12 +1,10 @@
 package ui
 
 import (
-	"bytes"
 	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -14,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -302,27 +301,9 @@ func TestRevert(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log destination safe for the App's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestKeyNeverOnScreen(t *testing.T) {
 	const key = "es-test-NEVER-SHOWN-9c2f71d0"
-	logs := &lockedBuffer{}
+	logs := &testkit.Buffer{}
 	opts := Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	h := settingsHarness(t, harnessConfig{}, opts)
 	st := h.settings

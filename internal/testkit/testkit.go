@@ -1,0 +1,95 @@
+// Package testkit holds what the test suites of several packages need
+// alike: a log destination safe for concurrent writers, a fast clock for
+// paced replays, and a measure of how closely two transcripts agree. It is
+// imported by tests only.
+package testkit
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/earshot-app/earshot/audio"
+)
+
+// Buffer is a bytes.Buffer safe for concurrent writers and readers: the
+// destination of a logger that the goroutines under test write to while
+// the test reads it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns everything written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Bytes returns a copy of everything written so far.
+func (b *Buffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.b.Bytes())
+}
+
+// FastClock is an audio.Clock running Factor times faster than the
+// system's from Origin on, so that a paced replay of a recording takes a
+// fraction of its length while keeping its rhythm.
+type FastClock struct {
+	Origin time.Time
+	Factor float64
+}
+
+// Now implements audio.Clock.
+func (c FastClock) Now() time.Time {
+	return c.Origin.Add(time.Duration(float64(time.Since(c.Origin)) * c.Factor))
+}
+
+// NewTimer implements audio.Clock.
+func (c FastClock) NewTimer(d time.Duration) audio.Timer {
+	return timer{time.NewTimer(time.Duration(float64(d) / c.Factor))}
+}
+
+type timer struct{ t *time.Timer }
+
+func (t timer) C() <-chan time.Time { return t.t.C }
+func (t timer) Stop() bool          { return t.t.Stop() }
+
+// Words splits a transcript into lower-case words without punctuation.
+func Words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'')
+	})
+}
+
+// WordOverlap is 2·LCS/(len(a)+len(b)) over the words of two transcripts:
+// 1 when they are equal, 0 when they share no word in order.
+func WordOverlap(a, b string) float64 {
+	x, y := Words(a), Words(b)
+	if len(x)+len(y) == 0 {
+		return 1
+	}
+	prev := make([]int, len(y)+1)
+	cur := make([]int, len(y)+1)
+	for i := range x {
+		for j := range y {
+			if x[i] == y[j] {
+				cur[j+1] = prev[j] + 1
+			} else {
+				cur[j+1] = max(prev[j+1], cur[j])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return 2 * float64(prev[len(y)]) / float64(len(x)+len(y))
+}
