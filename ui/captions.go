@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -214,20 +215,7 @@ func enable(w disabler, on bool) {
 
 // setMicrophones fills the microphone picker, keeping the saved choice.
 func (c *captionsTab) setMicrophones(devs []device.Device, err error) {
-	options := []string{defaultMic}
-	ids := []string{""}
-	for _, d := range devs {
-		name := d.Name
-		if d.Default {
-			name += " (default)"
-		}
-		options = append(options, name)
-		ids = append(ids, d.ID)
-	}
-	if id := c.settings.InputDevice; id != "" && !contains(ids, id) {
-		options = append(options, "Saved microphone (not connected)")
-		ids = append(ids, id)
-	}
+	options, ids := micChoices(devs, c.settings.InputDevice)
 	c.micIDs = ids
 	c.mic.Options = options
 	c.selectMic(c.settings.InputDevice)
@@ -236,13 +224,24 @@ func (c *captionsTab) setMicrophones(devs []device.Device, err error) {
 	}
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
+// micChoices lists the microphone picker's options and the device id of
+// each: the system's default first, then devs, then saved (the id in the
+// settings) when it is not connected, so that the choice is not lost.
+func micChoices(devs []device.Device, saved string) (options, ids []string) {
+	options, ids = []string{defaultMic}, []string{""}
+	for _, d := range devs {
+		name := d.Name
+		if d.Default {
+			name += " (default)"
 		}
+		options = append(options, name)
+		ids = append(ids, d.ID)
 	}
-	return false
+	if saved != "" && !slices.Contains(ids, saved) {
+		options = append(options, "Saved microphone (not connected)")
+		ids = append(ids, saved)
+	}
+	return options, ids
 }
 
 // selectMic shows the device id in the picker without saving it again.
@@ -290,7 +289,7 @@ func (c *captionsTab) onMicChanged(string) {
 // format they name.
 func (c *captionsTab) settingsChanged(s store.Settings) {
 	c.settings = s
-	if len(c.micIDs) > 0 && !contains(c.micIDs, s.InputDevice) {
+	if len(c.micIDs) > 0 && !slices.Contains(c.micIDs, s.InputDevice) {
 		c.setMicrophones(c.app.mics, nil)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -123,7 +124,7 @@ func exportFileName(title string, f sessions.ExportFormat) string {
 		}
 		return r
 	}, strings.TrimSpace(title))
-	if ext := filepath.Ext(name); contains(audioExtensions, strings.ToLower(ext)) {
+	if ext := filepath.Ext(name); slices.Contains(audioExtensions, strings.ToLower(ext)) {
 		name = strings.TrimSuffix(name, ext) // talk.wav becomes talk.srt
 	}
 	name = strings.Trim(name, ". ")

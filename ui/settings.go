@@ -564,20 +564,7 @@ func (t *settingsTab) updateLanguages() {
 
 // setMicrophones fills the microphone picker.
 func (t *settingsTab) setMicrophones(devs []device.Device) {
-	options := []string{defaultMic}
-	ids := []string{""}
-	for _, d := range devs {
-		name := d.Name
-		if d.Default {
-			name += " (default)"
-		}
-		options = append(options, name)
-		ids = append(ids, d.ID)
-	}
-	if id := t.current.InputDevice; id != "" && !slices.Contains(ids, id) {
-		options = append(options, "Saved microphone (not connected)")
-		ids = append(ids, id)
-	}
+	options, ids := micChoices(devs, t.current.InputDevice)
 	t.micIDs = ids
 	t.input.Options = options
 	t.filling = true
