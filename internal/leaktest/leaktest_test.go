@@ -9,6 +9,19 @@ import (
 //go:noinline
 func parkedInLeaktest(stop <-chan struct{}) { <-stop }
 
+// waitParked waits until n goroutines are in parkedInLeaktest: a goroutine
+// just started may not have reached it yet.
+func waitParked(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(Running("leaktest.parkedInLeaktest")) != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines parked, want %d", len(Running("leaktest.parkedInLeaktest")), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func TestWaitSeesALeftGoroutine(t *testing.T) {
 	before := Running()
 	stop := make(chan struct{})
@@ -17,6 +30,7 @@ func TestWaitSeesALeftGoroutine(t *testing.T) {
 		defer close(done)
 		parkedInLeaktest(stop)
 	}()
+	waitParked(t, 1)
 	leaks := Wait(before, 50*time.Millisecond)
 	if len(leaks) != 1 || !strings.Contains(leaks[0], "parkedInLeaktest") {
 		t.Fatalf("Wait found %d goroutines, want the parked one:\n%s", len(leaks), strings.Join(leaks, "\n\n"))
@@ -46,10 +60,8 @@ func TestMarks(t *testing.T) {
 		parkedInLeaktest(stop)
 	}()
 	defer func() { close(stop); <-done }()
+	waitParked(t, 1) // Running with that mark finds it
 	if n := len(Running("no-such-frame")); n != 0 {
 		t.Errorf("%d goroutines match a mark no frame has", n)
-	}
-	if n := len(Running("leaktest.parkedInLeaktest")); n != 1 {
-		t.Errorf("%d goroutines match the parked function, want 1", n)
 	}
 }
