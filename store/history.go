@@ -19,6 +19,9 @@ const (
 	KindSynthesis = "synthesis" // text to speech
 	KindAgent     = "agent"     // a conversation with the voice agent
 	KindAnalysis  = "analysis"  // text intelligence
+	// KindConversation is a turn-aware session (/v2/listen): each segment
+	// is one turn, saved when it ends.
+	KindConversation = "conversation"
 )
 
 // States of a session.
@@ -69,6 +72,9 @@ type Segment struct {
 	Words      string
 	Confidence float64
 	Channel    int
+	// Details is JSON of what only one kind of segment has (a turn's
+	// trigger, end-of-turn confidence and latency), or "".
+	Details string
 }
 
 // Filter selects sessions.
@@ -224,8 +230,8 @@ func scanSession(r scanner) (Session, error) {
 }
 
 const insertSegmentSQL = `INSERT INTO segments
-	(session_id, seq, start_sec, end_sec, speaker, text, words, confidence, channel)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	(session_id, seq, start_sec, end_sec, speaker, text, words, confidence, channel, details)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // AddSegment saves one final result and returns its id. It is one insert
 // of a prepared statement, with the search index kept by a trigger in the
@@ -235,11 +241,14 @@ func (d *DB) AddSegment(ctx context.Context, g Segment) (int64, error) {
 	if g.Words != "" && !json.Valid([]byte(g.Words)) {
 		return 0, fmt.Errorf("store: add segment: %w: words are not JSON", ErrInvalid)
 	}
+	if err := checkJSON("details", g.Details); err != nil {
+		return 0, fmt.Errorf("store: add segment: %w", err)
+	}
 	var speaker sql.NullInt64
 	if g.Speaker != nil {
 		speaker = sql.NullInt64{Int64: int64(*g.Speaker), Valid: true}
 	}
-	res, err := d.addSegment.ExecContext(ctx, g.SessionID, g.Seq, g.Start, g.End, speaker, g.Text, g.Words, g.Confidence, g.Channel)
+	res, err := d.addSegment.ExecContext(ctx, g.SessionID, g.Seq, g.Start, g.End, speaker, g.Text, g.Words, g.Confidence, g.Channel, g.Details)
 	if isForeignKeyViolation(err) {
 		err = fmt.Errorf("session %d: %w", g.SessionID, ErrNotFound)
 	}
@@ -278,7 +287,7 @@ func (d *DB) segments(ctx context.Context, sessionID int64) ([]Segment, error) {
 	if !exists {
 		return nil, ErrNotFound
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, seq, start_sec, end_sec, speaker, text, words, confidence, channel
+	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, seq, start_sec, end_sec, speaker, text, words, confidence, channel, details
 		FROM segments WHERE session_id = ? ORDER BY start_sec, seq, id`, sessionID)
 	if err != nil {
 		return nil, err
@@ -290,7 +299,7 @@ func (d *DB) segments(ctx context.Context, sessionID int64) ([]Segment, error) {
 			g       Segment
 			speaker sql.NullInt64
 		)
-		if err := rows.Scan(&g.ID, &g.SessionID, &g.Seq, &g.Start, &g.End, &speaker, &g.Text, &g.Words, &g.Confidence, &g.Channel); err != nil {
+		if err := rows.Scan(&g.ID, &g.SessionID, &g.Seq, &g.Start, &g.End, &speaker, &g.Text, &g.Words, &g.Confidence, &g.Channel, &g.Details); err != nil {
 			return nil, err
 		}
 		if speaker.Valid {

@@ -210,7 +210,7 @@ func TestSegments(t *testing.T) {
 		{SessionID: id, Seq: 2, Start: 5, End: 6.5, Speaker: intp(1), Text: "third", Words: `[{"word":"third","start":5,"end":6.5,"speaker":1}]`, Confidence: 0.93, Channel: 0},
 		{SessionID: id, Seq: 0, Start: 0.25, End: 2, Speaker: intp(0), Text: "first", Words: `[]`, Confidence: 0.99},
 		{SessionID: id, Seq: 1, Start: 2, End: 4, Text: "second, no speaker", Channel: 1},
-		{SessionID: id, Seq: 3, Start: 2, End: 3, Text: "same start, later seq"},
+		{SessionID: id, Seq: 3, Start: 2, End: 3, Text: "same start, later seq", Details: `{"trigger":"model","latency_ms":270}`},
 		{SessionID: other, Seq: 0, Start: 1, End: 2, Text: "elsewhere"},
 	}
 	for i := range in {
@@ -232,6 +232,12 @@ func TestSegments(t *testing.T) {
 	}
 	if _, err := d.AddSegment(ctx, Segment{SessionID: id, Text: "x", Words: "[{"}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("words that are not JSON: %v, want ErrInvalid", err)
+	}
+	if _, err := d.AddSegment(ctx, Segment{SessionID: id, Text: "x", Details: "{"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("details that are not JSON: %v, want ErrInvalid", err)
+	}
+	if _, err := d.AddSegment(ctx, Segment{SessionID: id, Text: "x", Details: `{"api_key":"k"}`}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("details with a credential: %v, want ErrInvalid", err)
 	}
 }
 

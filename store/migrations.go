@@ -112,6 +112,11 @@ var migrations = []migration{
 		`INSERT INTO history_fts (rowid, text, session_id, start)
 			SELECT -session_id, transcript, session_id, 0 FROM responses`,
 	)},
+	{3, "details of a segment", execAll(
+		// What only one kind of segment has, as JSON: a conversation's turn
+		// keeps its end-of-turn trigger, confidence and latency here.
+		`ALTER TABLE segments ADD COLUMN details TEXT NOT NULL DEFAULT ''`,
+	)},
 }
 
 // execAll returns a migration step that runs statements in order.
