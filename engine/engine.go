@@ -219,7 +219,7 @@ func (e *Engine) routes(h host) map[string]route {
 	r[api.PathModels] = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleModels}}
 	r[api.PathAuthGrant] = route{methods: map[string]http.HandlerFunc{http.MethodPost: e.handleGrant}}
 	r[api.PathAuthToken] = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleTokenDetails}}
-	r[api.PathListenV2] = route{notOffered: "turn-aware transcription (/v2/listen)"}
+	r[api.PathListenV2] = route{methods: map[string]http.HandlerFunc{"WS": e.handleTurnStream}}
 	r[api.PathSpeak] = route{notOffered: "text-to-speech (/v1/speak)"}
 	r[api.PathSpeakV2] = route{notOffered: "turn-based text-to-speech (/v2/speak)"}
 	r[api.PathRead] = route{notOffered: "text intelligence (/v1/read)"}

@@ -37,6 +37,19 @@ var (
 	}
 )
 
+// The turn-aware model the engine serves on /v2/listen: the same
+// pocketsphinx recogniser, with Earshot's end-of-turn detector (package
+// engine/turn) deciding where turns end. flux-general-multi is not
+// served: the recogniser understands English only.
+const (
+	turnModelName   = api.ModelFluxGeneralEN
+	turnModelArch   = "pocketsphinx+earshot-turn"
+	turnModelEngine = sttEngine + " with Earshot's end-of-turn detector"
+)
+
+// turnModelUUID identifies the turn-aware model.
+var turnModelUUID = uuid.NewSHA1(modelNamespace, []byte(turnModelName)).String()
+
 // sttLanguages are the languages the recogniser understands.
 var sttLanguages = []string{"en", "en-US"}
 
@@ -78,12 +91,28 @@ func sttRecord(name string) api.STTModel {
 	}
 }
 
+// turnRecord is the model record of flux-general-en: streaming only,
+// on /v2/listen, unformatted (the turn-aware models offer no formatting).
+func turnRecord() api.STTModel {
+	return api.STTModel{
+		Name:          turnModelName,
+		CanonicalName: turnModelName,
+		Architecture:  turnModelArch,
+		Languages:     sttLanguages,
+		Version:       sttModelVersion,
+		UUID:          turnModelUUID,
+		Streaming:     true,
+		Engine:        turnModelEngine,
+	}
+}
+
 // catalogue lists the models the engine serves.
 func (e *Engine) catalogue() api.ModelList {
 	list := api.ModelList{STT: []api.STTModel{}, TTS: []api.TTSModel{}}
 	for _, n := range listenNames {
 		list.STT = append(list.STT, sttRecord(n))
 	}
+	list.STT = append(list.STT, turnRecord())
 	return list
 }
 
