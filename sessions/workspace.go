@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
@@ -239,6 +241,93 @@ func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Ca
 		Title:      "Live captions",
 		SourceName: name,
 		Backend:    conn.Name,
+		OwnsSource: true,
+		Logger:     w.log,
+	})
+	if err := c.Start(ctx); err != nil {
+		src.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// TurnOptionsFor are the /v2/listen options the settings choose: the
+// turn-aware model for the settings' language (flux-general-en for
+// English or none, else flux-general-multi with the language as a hint)
+// and the service's end-of-turn defaults.
+func TurnOptionsFor(s store.Settings) api.TurnOptions {
+	model, err := api.ResolveFlux("flux", api.Transcribe, "", s.Language)
+	if err != nil {
+		model = api.ModelFluxGeneralEN
+	}
+	o := api.TurnOptions{Model: model}
+	if model == api.ModelFluxGeneralMulti {
+		base, _, _ := strings.Cut(strings.ReplaceAll(strings.ToLower(s.Language), "_", "-"), "-")
+		if base != "" && base != "multi" {
+			o.LanguageHints = []string{base}
+		}
+	}
+	return o
+}
+
+// ConversationRequest starts a conversation.
+type ConversationRequest struct {
+	// DeviceID names the microphone; "" is the settings' choice, or the
+	// system's default.
+	DeviceID string
+	// Source, when set, replaces the microphone (a recording paced at
+	// real time).
+	Source audio.Source
+	// SourceName describes the source in history.
+	SourceName string
+	// Options, when not nil, replaces the options the settings choose.
+	Options *api.TurnOptions
+	// Tail is ConversationConfig.Tail.
+	Tail time.Duration
+}
+
+// StartConversation opens the source and starts a turn-aware conversation
+// on the connection the settings choose, saved to history. The caller
+// stops it and reads its events.
+func (w *Workspace) StartConversation(ctx context.Context, req ConversationRequest) (*Conversation, error) {
+	s, err := w.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		return nil, err
+	}
+	src := req.Source
+	name := req.SourceName
+	if src == nil {
+		if w.cfg.Microphones == nil {
+			return nil, errors.New("this build cannot capture audio")
+		}
+		id := req.DeviceID
+		if id == "" {
+			id = s.InputDevice
+		}
+		if src, err = w.cfg.Microphones.Open(ctx, id); err != nil {
+			return nil, err
+		}
+		if name == "" {
+			name = micName(ctx, w.cfg.Microphones, id)
+		}
+	}
+	opts := TurnOptionsFor(s)
+	if req.Options != nil {
+		opts = *req.Options
+	}
+	c := NewConversation(ConversationConfig{
+		Streamer:   ClientStreamer{Client: conn.Client},
+		Options:    opts,
+		Source:     src,
+		History:    w.cfg.History,
+		Title:      "Conversation",
+		SourceName: name,
+		Backend:    conn.Name,
+		Tail:       req.Tail,
 		OwnsSource: true,
 		Logger:     w.log,
 	})

@@ -1,0 +1,962 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/store"
+)
+
+// TurnStreamer opens turn-aware /v2/listen streams. ClientStreamer adapts
+// *api.Client; tests use fakes.
+type TurnStreamer interface {
+	Turns(ctx context.Context, opts api.TurnOptions) (TurnStream, error)
+}
+
+// TurnStream is an open /v2/listen stream; *api.TurnStream implements it.
+// Its methods must be safe for concurrent use.
+type TurnStream interface {
+	Send(ctx context.Context, audio []byte) error
+	Configure(ctx context.Context, c api.Configure) error
+	ForceEndTurn(ctx context.Context) error
+	CloseStream(ctx context.Context) error
+	Next(ctx context.Context) (api.TurnMessage, error)
+	Close() error
+}
+
+// Turns implements TurnStreamer.
+func (c ClientStreamer) Turns(ctx context.Context, opts api.TurnOptions) (TurnStream, error) {
+	s, err := c.Client.Turns(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// TurnState is where a turn is in its life, as its events tell it.
+type TurnState string
+
+// States of a turn. A turn opens with StartOfTurn (or whatever event first
+// names its index), may become eager (EagerEndOfTurn) and resumed
+// (TurnResumed), and ends with EndOfTurn.
+const (
+	TurnOpen    TurnState = "open"
+	TurnEager   TurnState = "eager"
+	TurnResumed TurnState = "resumed"
+	TurnEnded   TurnState = "ended"
+)
+
+// Turn is one turn of a conversation as the service has described it so
+// far. Start and End are the audio window in seconds from the start of
+// the stream.
+type Turn struct {
+	Index int
+	State TurnState
+	// Transcript and Words are the whole turn so far.
+	Transcript          string
+	Words               []api.TurnWord
+	EndOfTurnConfidence float64
+	// Trigger says what ended the turn (model, manual, timeout, or a value
+	// this client does not know, kept as it came); empty until it ends.
+	Trigger    api.TurnTrigger
+	Start, End float64
+	// Opened and Closed are when the turn's first event and its EndOfTurn
+	// arrived.
+	Opened, Closed time.Time
+	// Events counts the TurnInfo messages of the turn.
+	Events int
+	// SpeechEnd is the end of speech, in seconds of stream: the audio
+	// window end of the last event before EndOfTurn.
+	SpeechEnd float64
+	// Latency is the time from the end of speech, mapped to wall time by
+	// the audio clock (when that audio was captured), to the arrival of
+	// EndOfTurn. HasLatency is false when it could not be measured (the
+	// turn is not over, or no event came before its EndOfTurn).
+	Latency    time.Duration
+	HasLatency bool
+}
+
+// TurnSettings are the end-of-turn settings in force on a stream.
+type TurnSettings struct {
+	EOTThreshold float64
+	// EagerEOTThreshold is 0 when eager end-of-turn events are off.
+	EagerEOTThreshold float64
+	EOTTimeoutMS      int
+	Keyterms          []string
+}
+
+// TurnInfoEvent reports a TurnInfo message: the event as it came (an
+// unknown one is kept), and the turn it describes, after it.
+type TurnInfoEvent struct {
+	Event api.TurnEvent
+	Turn  Turn
+	// SequenceID is the service's message counter.
+	SequenceID int
+	At         time.Time
+}
+
+// ConfigureEvent reports the service's answer to a Configure message: OK
+// with the settings now in force (ConfigureSuccess), or not OK and
+// nothing changed (ConfigureFailure). Requested is the Configure it
+// answers.
+type ConfigureEvent struct {
+	Requested api.Configure
+	OK        bool
+	Applied   TurnSettings
+	At        time.Time
+}
+
+// TurnWarningEvent reports a Warning: something was not done, and the
+// stream goes on (FORCE_END_TURN_NO_ACTIVE_TURN after a ForceEndTurn with
+// no turn in progress).
+type TurnWarningEvent struct {
+	Code, Description string
+	At                time.Time
+}
+
+// ConnectedEvent reports the service's Connected message.
+type ConnectedEvent struct {
+	RequestID string
+	At        time.Time
+}
+
+// SentEvent reports a control message sent to the service: Configure,
+// ForceEndTurn or CloseStream.
+type SentEvent struct {
+	Type string
+	At   time.Time
+}
+
+// UnknownTurnMessageEvent reports a message of a type this client does not
+// know, kept with its JSON so that it can be shown.
+type UnknownTurnMessageEvent struct {
+	Type string
+	Raw  json.RawMessage
+	At   time.Time
+}
+
+func (*TurnInfoEvent) isEvent()           {}
+func (*ConfigureEvent) isEvent()          {}
+func (*TurnWarningEvent) isEvent()        {}
+func (*ConnectedEvent) isEvent()          {}
+func (*SentEvent) isEvent()               {}
+func (*UnknownTurnMessageEvent) isEvent() {}
+
+// ConversationHistory is where a conversation saves itself; *store.DB
+// implements it.
+type ConversationHistory = CaptionHistory
+
+// ConversationConfig configures a conversation.
+type ConversationConfig struct {
+	// Streamer opens the stream.
+	Streamer TurnStreamer
+	// Options are the stream's options; the session sets the audio format
+	// (linear16, 16 kHz) itself. An empty model is flux-general-en.
+	Options api.TurnOptions
+	// Source is the microphone or a recording paced at real time.
+	Source audio.Source
+	// History, when set, receives the session and every turn as it ends.
+	History ConversationHistory
+	// Title, SourceName and Backend describe the session in history.
+	Title, SourceName, Backend string
+	// Tail is the most silence sent, in real time, after a source that
+	// ends by itself (a recording), while a turn is still open, so that
+	// the last turn ends as it would in a conversation. 0 means the
+	// end-of-turn timeout plus a second; negative sends none.
+	Tail time.Duration
+	// OwnsSource makes the session close Source when it ends.
+	OwnsSource bool
+	// Logger receives the session's records; nil discards them.
+	Logger *slog.Logger
+}
+
+// Conversation is a turn-aware session: audio from a source goes to a
+// /v2/listen stream, and the turn events that come back become turns,
+// each timestamped on arrival, with the end-of-turn latency measured and
+// each turn saved to history when it ends. The end-of-turn settings can
+// be changed while it runs (Configure), and a turn ended by hand
+// (ForceEndTurn).
+//
+// A lost connection ends the session (StateFailed): a turn cannot be
+// carried over to another stream, whose turn counter restarts.
+//
+// Start, Stop, Configure, ForceEndTurn and Events are safe for concurrent
+// use. Events must be read until it is closed.
+type Conversation struct {
+	cfg  ConversationConfig
+	opts api.TurnOptions
+	log  *slog.Logger
+	ev   *eventQueue
+
+	startOnce sync.Once
+	stopOnce  sync.Once
+	endOnce   sync.Once
+	stopCh    chan struct{}
+	done      chan struct{}
+	err       error // why the session ended, read after done
+
+	mu        sync.Mutex // guards the fields below
+	started   bool
+	sessionID int64
+	stream    TurnStream
+	pending   []api.Configure // sent, not yet answered, oldest first
+	settings  TurnSettings
+	ended     []Turn
+
+	ctlMu sync.Mutex // orders control messages on the wire with pending
+}
+
+// NewConversation returns a conversation; Start starts it.
+func NewConversation(cfg ConversationConfig) *Conversation {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	o := cfg.Options
+	if o.Model == "" {
+		o.Model = api.ModelFluxGeneralEN
+	}
+	o.Encoding = "linear16"
+	o.SampleRate = streamRate
+	if cfg.Tail == 0 {
+		cfg.Tail = time.Duration(o.EffectiveEOTTimeoutMS())*time.Millisecond + time.Second
+	}
+	return &Conversation{
+		cfg:    cfg,
+		opts:   o,
+		log:    log,
+		ev:     newEventQueue(64),
+		stopCh: make(chan struct{}),
+		done:   make(chan struct{}),
+		settings: TurnSettings{
+			EOTThreshold:      o.EffectiveEOTThreshold(),
+			EagerEOTThreshold: o.EagerEOTThreshold,
+			EOTTimeoutMS:      o.EffectiveEOTTimeoutMS(),
+			Keyterms:          slices.Clone(o.Keyterms),
+		},
+	}
+}
+
+// Events returns the session's events: *TurnInfoEvent, *ConfigureEvent,
+// *TurnWarningEvent, *ConnectedEvent, *SentEvent,
+// *UnknownTurnMessageEvent, *StateEvent and *LevelEvent. The channel is
+// closed once the session has stopped and every event was delivered.
+func (c *Conversation) Events() <-chan Event { return c.ev.out }
+
+// SessionID returns the session's id in history (0 without history).
+func (c *Conversation) SessionID() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// SourceName names the audio of the session, as history shows it.
+func (c *Conversation) SourceName() string { return c.cfg.SourceName }
+
+// Options returns the options the stream was opened with.
+func (c *Conversation) Options() api.TurnOptions { return c.opts }
+
+// Settings returns the end-of-turn settings in force, as the service last
+// confirmed them.
+func (c *Conversation) Settings() TurnSettings {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.settings
+	s.Keyterms = slices.Clone(s.Keyterms)
+	return s
+}
+
+// Turns returns the turns that have ended so far, in order.
+func (c *Conversation) Turns() []Turn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.ended)
+}
+
+// Done is closed when the session has ended.
+func (c *Conversation) Done() <-chan struct{} { return c.done }
+
+// ErrNotRunning is returned by Configure and ForceEndTurn when the
+// session is not connected.
+var ErrNotRunning = errors.New("the conversation is not running")
+
+// Start checks the options, records the session, opens the stream and
+// starts capturing in the background. It returns once the stream is open.
+// ctx bounds the whole session: cancelling it stops the session like Stop.
+func (c *Conversation) Start(ctx context.Context) error {
+	err := errors.New("conversation: already started")
+	c.startOnce.Do(func() {
+		err = c.start(ctx)
+		if err != nil {
+			c.endUnstarted()
+		}
+	})
+	return err
+}
+
+func (c *Conversation) endUnstarted() {
+	c.endOnce.Do(func() {
+		c.ev.close()
+		close(c.done)
+	})
+}
+
+func (c *Conversation) start(ctx context.Context) error {
+	if c.cfg.Streamer == nil || c.cfg.Source == nil {
+		return errors.New("conversation: a streamer and a source are needed")
+	}
+	if err := c.opts.CheckRequest(); err != nil {
+		return err
+	}
+	f := c.cfg.Source.Format()
+	conv, err := audio.NewConverter16kMono(f.SampleRate, f.Channels)
+	if err != nil {
+		return fmt.Errorf("conversation: %w", err)
+	}
+	c.ev.push(&StateEvent{State: StateConnecting})
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	st, err := c.cfg.Streamer.Turns(dctx, c.opts)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("conversation: %w", err)
+	}
+	var id int64
+	if c.cfg.History != nil {
+		optJSON, _ := json.Marshal(c.opts.Query())
+		id, err = c.cfg.History.CreateSession(ctx, store.Session{
+			Kind:    store.KindConversation,
+			Title:   c.cfg.Title,
+			Source:  c.cfg.SourceName,
+			Backend: c.cfg.Backend,
+			Model:   c.opts.Model,
+			Options: string(optJSON),
+			Started: time.Now(),
+			Status:  store.StatusRunning,
+		})
+		if err != nil {
+			st.Close()
+			return fmt.Errorf("conversation: save the session: %w", err)
+		}
+	}
+	c.mu.Lock()
+	c.started = true
+	c.sessionID = id
+	c.stream = st
+	c.mu.Unlock()
+
+	r := &conversationRun{
+		c:      c,
+		stream: st,
+		conv:   conv,
+		frames: make(chan capturedFrame, 256),
+		msgs:   make(chan turnReceived, 64),
+		index:  map[int]int{},
+	}
+	go func() {
+		defer close(c.done)
+		c.err = r.run(ctx)
+	}()
+	return nil
+}
+
+// Configure changes the end-of-turn settings mid-stream; fields it omits
+// keep their values. Its ranges are checked before it is sent; the
+// service's answer arrives as a ConfigureEvent.
+func (c *Conversation) Configure(ctx context.Context, cfg api.Configure) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	c.ctlMu.Lock()
+	defer c.ctlMu.Unlock()
+	st := c.liveStream()
+	if st == nil {
+		return ErrNotRunning
+	}
+	c.mu.Lock()
+	c.pending = append(c.pending, cfg)
+	c.mu.Unlock()
+	// Reported before it goes, so that the answer never comes first.
+	c.ev.push(&SentEvent{Type: api.TypeConfigure, At: time.Now()})
+	if err := st.Configure(ctx, cfg); err != nil {
+		c.mu.Lock()
+		c.pending = c.pending[:len(c.pending)-1]
+		c.mu.Unlock()
+		return fmt.Errorf("send Configure: %w", err)
+	}
+	return nil
+}
+
+// ForceEndTurn ends the turn in progress. The service answers with an
+// EndOfTurn whose trigger is manual or, with no turn in progress, a
+// TurnWarningEvent; the stream goes on either way.
+func (c *Conversation) ForceEndTurn(ctx context.Context) error {
+	c.ctlMu.Lock()
+	defer c.ctlMu.Unlock()
+	st := c.liveStream()
+	if st == nil {
+		return ErrNotRunning
+	}
+	c.ev.push(&SentEvent{Type: api.TypeForceEndTurn, At: time.Now()})
+	if err := st.ForceEndTurn(ctx); err != nil {
+		return fmt.Errorf("send ForceEndTurn: %w", err)
+	}
+	return nil
+}
+
+// liveStream returns the stream while the session runs.
+func (c *Conversation) liveStream() TurnStream {
+	select {
+	case <-c.done:
+		return nil
+	case <-c.stopCh:
+		return nil
+	default:
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stream
+}
+
+// Stop ends the session: it stops capturing, asks the service to finish
+// and closes the stream. A turn still open is saved as it stands. It
+// waits for all of it, is idempotent, and returns why the session ended
+// if it failed.
+func (c *Conversation) Stop() error {
+	c.stopOnce.Do(func() { close(c.stopCh) })
+	c.startOnce.Do(func() {})
+	c.mu.Lock()
+	started := c.started
+	c.mu.Unlock()
+	if !started {
+		c.endUnstarted()
+		return nil
+	}
+	<-c.done
+	return c.err
+}
+
+// capturedFrame is audio at streamRate and when the source delivered it.
+type capturedFrame struct {
+	pcm []int16
+	at  time.Time
+}
+
+// turnReceived is a message from the stream with its arrival time, or the
+// error that ended the stream (io.EOF for a clean end).
+type turnReceived struct {
+	msg api.TurnMessage
+	at  time.Time
+	err error
+}
+
+// audioMark maps a piece of audio sent, from start to end in stream
+// samples, to the wall time its last sample was captured.
+type audioMark struct {
+	start, end int64
+	at         time.Time
+}
+
+// maxMarks bounds the audio clock's memory: two minutes of 20 ms frames,
+// more than the longest end-of-turn timeout.
+const maxMarks = 6000
+
+// tailFrame is the length of one frame of the silence sent after a source
+// ends.
+const tailFrame = 20 * time.Millisecond
+
+// conversationRun is the state of a running conversation; only the run
+// loop touches it.
+type conversationRun struct {
+	c      *Conversation
+	stream TurnStream
+	conv   *audio.Converter16kMono
+
+	frames chan capturedFrame
+	msgs   chan turnReceived
+	wg     sync.WaitGroup
+
+	sent    int64 // samples sent
+	marks   []audioMark
+	level   audio.Meter
+	lastLvl time.Time
+
+	turns   []Turn
+	index   map[int]int // turn index to position in turns
+	current int         // position of the turn in progress, -1 when none
+	seq     int         // turns saved
+	closing bool        // CloseStream was sent
+}
+
+func (r *conversationRun) run(ctx context.Context) error {
+	c := r.c
+	r.current = -1
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	captureCtx, stopCapture := context.WithCancel(ctx)
+	r.wg.Add(2)
+	go func() {
+		defer r.wg.Done()
+		r.capture(captureCtx)
+	}()
+	go func() {
+		defer r.wg.Done()
+		r.receive(ctx)
+	}()
+	defer func() {
+		stopCapture()
+		cancel()
+		r.stream.Close()
+		r.wg.Wait()
+		if c.cfg.OwnsSource {
+			c.cfg.Source.Close()
+		}
+		c.mu.Lock()
+		c.stream = nil
+		c.mu.Unlock()
+		c.ev.close()
+	}()
+
+	r.setState(StateLive, nil)
+	var (
+		frames        = r.frames
+		stopCh        = c.stopCh
+		closeDeadline <-chan time.Time
+		tail          *time.Ticker
+		tailC         <-chan time.Time
+		tailLeft      time.Duration
+	)
+	defer func() {
+		if tail != nil {
+			tail.Stop()
+		}
+	}()
+	// closeStream stops the audio and asks the service to finish.
+	closeStream := func() error {
+		frames, stopCh, tailC = nil, nil, nil
+		stopCapture()
+		r.setState(StateStopping, nil)
+		closeDeadline = time.After(closeTimeout)
+		r.closing = true
+		c.ev.push(&SentEvent{Type: api.TypeCloseStream, At: time.Now()})
+		return r.stream.CloseStream(ctx)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			r.finish(store.StatusCancelled, nil)
+			return ctx.Err()
+		case <-stopCh:
+			if err := closeStream(); err != nil {
+				r.finish(store.StatusDone, nil)
+				return nil
+			}
+		case <-closeDeadline:
+			r.finish(store.StatusDone, nil)
+			return nil
+		case f, ok := <-frames:
+			if !ok {
+				// The source ended by itself: let the last turn end in
+				// silence, as it would in a conversation, then finish.
+				frames = nil
+				if c.cfg.Tail > 0 && r.current >= 0 {
+					tailLeft = c.cfg.Tail
+					tail = time.NewTicker(tailFrame)
+					tailC = tail.C
+					continue
+				}
+				if err := closeStream(); err != nil {
+					r.finish(store.StatusDone, nil)
+					return nil
+				}
+				continue
+			}
+			if err := r.sendAudio(ctx, f); err != nil {
+				r.finish(store.StatusFailed, err)
+				return err
+			}
+		case now := <-tailC:
+			if r.current < 0 || tailLeft <= 0 {
+				if err := closeStream(); err != nil {
+					r.finish(store.StatusDone, nil)
+					return nil
+				}
+				continue
+			}
+			tailLeft -= tailFrame
+			silence := make([]int16, int(tailFrame.Seconds()*streamRate))
+			if err := r.sendAudio(ctx, capturedFrame{pcm: silence, at: now}); err != nil {
+				r.finish(store.StatusFailed, err)
+				return err
+			}
+		case m := <-r.msgs:
+			if m.err != nil {
+				if r.closing && errors.Is(m.err, io.EOF) {
+					r.finish(store.StatusDone, nil)
+					return nil
+				}
+				err := m.err
+				if errors.Is(err, io.EOF) {
+					err = errors.New("the service closed the connection")
+				}
+				if r.closing {
+					r.c.log.Info("conversation: the stream ended while closing", "err", err)
+					r.finish(store.StatusDone, nil)
+					return nil
+				}
+				err = fmt.Errorf("conversation: %w", err)
+				r.finish(store.StatusFailed, err)
+				return err
+			}
+			if err := r.onMessage(ctx, m); err != nil {
+				r.finish(store.StatusFailed, err)
+				return err
+			}
+		}
+	}
+}
+
+// capture reads the source and hands 16 kHz frames, with the time each
+// was captured, to the run loop.
+func (r *conversationRun) capture(ctx context.Context) {
+	defer close(r.frames)
+	var buf []float32
+	for {
+		frame, err := r.c.cfg.Source.Read(ctx)
+		at := time.Now()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				if tail := append([]int16(nil), r.conv.Flush()...); len(tail) > 0 {
+					select {
+					case r.frames <- capturedFrame{pcm: tail, at: at}:
+					case <-ctx.Done():
+					}
+				}
+			} else if ctx.Err() == nil {
+				r.c.log.Warn("audio source failed", "err", err)
+			}
+			return
+		}
+		buf = audio.Int16ToFloat32(buf[:0], frame)
+		pcm := append([]int16(nil), r.conv.Convert(buf)...)
+		if len(pcm) == 0 {
+			continue
+		}
+		select {
+		case r.frames <- capturedFrame{pcm: pcm, at: at}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// receive moves the stream's messages to the run loop, each stamped with
+// the time it arrived.
+func (r *conversationRun) receive(ctx context.Context) {
+	for {
+		m, err := r.stream.Next(ctx)
+		if err == nil && m == nil {
+			continue
+		}
+		select {
+		case r.msgs <- turnReceived{msg: m, at: time.Now(), err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// sendAudio sends a frame and records when it was captured, for the audio
+// clock.
+func (r *conversationRun) sendAudio(ctx context.Context, f capturedFrame) error {
+	if now := time.Now(); now.Sub(r.lastLvl) >= levelInterval {
+		r.lastLvl = now
+		rms, peak := r.level.Update(f.pcm)
+		r.c.ev.push(&LevelEvent{RMS: rms, Peak: peak})
+	} else {
+		r.level.Update(f.pcm)
+	}
+	r.marks = append(r.marks, audioMark{start: r.sent, end: r.sent + int64(len(f.pcm)), at: f.at})
+	r.sent += int64(len(f.pcm))
+	if len(r.marks) > maxMarks {
+		r.marks = slices.Delete(r.marks, 0, len(r.marks)-maxMarks)
+	}
+	if err := r.stream.Send(ctx, audio.Int16ToBytes(nil, f.pcm)); err != nil {
+		return fmt.Errorf("conversation: send audio: %w", err)
+	}
+	return nil
+}
+
+// wallTime maps seconds of stream to the wall time that audio was
+// captured, reporting false when it is not known (never sent, or
+// forgotten).
+func (r *conversationRun) wallTime(t float64) (time.Time, bool) {
+	return audioClock(r.marks, t)
+}
+
+// audioClock maps seconds of stream to wall time with marks: the sample
+// at position p of a frame ending at end, captured at at, was captured
+// (end-p)/streamRate earlier.
+func audioClock(marks []audioMark, t float64) (time.Time, bool) {
+	p := int64(t*streamRate + 0.5)
+	i, _ := slices.BinarySearchFunc(marks, p, func(m audioMark, p int64) int {
+		switch {
+		case m.end < p:
+			return -1
+		case m.end > p:
+			return 1
+		}
+		return 0
+	})
+	if i == len(marks) || p < marks[0].start {
+		return time.Time{}, false
+	}
+	m := marks[i]
+	return m.at.Add(-time.Duration(m.end-p) * time.Second / streamRate), true
+}
+
+func (r *conversationRun) onMessage(ctx context.Context, m turnReceived) error {
+	c := r.c
+	switch msg := m.msg.(type) {
+	case *api.Connected:
+		c.ev.push(&ConnectedEvent{RequestID: msg.RequestID, At: m.at})
+	case *api.TurnInfo:
+		r.onTurnInfo(ctx, msg, m.at)
+	case *api.ConfigureSuccess:
+		req := c.popPending()
+		c.mu.Lock()
+		s := &c.settings
+		if v := msg.Thresholds.EOTThreshold; v != nil {
+			s.EOTThreshold = *v
+		}
+		if v := msg.Thresholds.EagerEOTThreshold; v != nil {
+			s.EagerEOTThreshold = *v
+		}
+		if v := msg.Thresholds.EOTTimeoutMS; v != nil {
+			s.EOTTimeoutMS = *v
+		}
+		if msg.Keyterms != nil {
+			s.Keyterms = slices.Clone(msg.Keyterms)
+		}
+		applied := *s
+		applied.Keyterms = slices.Clone(s.Keyterms)
+		c.mu.Unlock()
+		c.ev.push(&ConfigureEvent{Requested: req, OK: true, Applied: applied, At: m.at})
+	case *api.ConfigureFailure:
+		req := c.popPending()
+		c.ev.push(&ConfigureEvent{Requested: req, OK: false, Applied: c.Settings(), At: m.at})
+	case *api.TurnWarning:
+		c.ev.push(&TurnWarningEvent{Code: msg.Code, Description: msg.Description, At: m.at})
+	case *api.TurnError:
+		return fmt.Errorf("conversation: the service reported an error: %w", msg.Err())
+	case *api.UnknownMessage:
+		c.ev.push(&UnknownTurnMessageEvent{Type: msg.Type, Raw: msg.Raw, At: m.at})
+	default:
+		c.ev.push(&UnknownTurnMessageEvent{Type: m.msg.MessageType(), At: m.at})
+	}
+	return nil
+}
+
+func (c *Conversation) popPending() api.Configure {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) == 0 {
+		return api.Configure{}
+	}
+	req := c.pending[0]
+	c.pending = c.pending[1:]
+	return req
+}
+
+// onTurnInfo moves the turn the message names through its states.
+func (r *conversationRun) onTurnInfo(ctx context.Context, msg *api.TurnInfo, at time.Time) {
+	pos, ok := r.index[msg.TurnIndex]
+	if !ok || r.turns[pos].State == TurnEnded && msg.Event != api.EventEndOfTurn {
+		// A new turn: its first event, whichever it is, opens it.
+		r.turns = append(r.turns, Turn{Index: msg.TurnIndex, State: TurnOpen, Opened: at})
+		pos = len(r.turns) - 1
+		r.index[msg.TurnIndex] = pos
+	}
+	t := &r.turns[pos]
+	t.Events++
+	if msg.Transcript != "" || len(msg.Words) > 0 || msg.Event.Known() {
+		t.Transcript = msg.Transcript
+		t.Words = slices.Clone(msg.Words)
+	}
+	t.EndOfTurnConfidence = msg.EndOfTurnConfidence
+	if t.Events == 1 {
+		t.Start = msg.AudioWindowStart
+	}
+	t.End = max(t.End, msg.AudioWindowEnd)
+	switch msg.Event {
+	case api.EventEagerEndOfTurn:
+		t.State = TurnEager
+	case api.EventTurnResumed:
+		t.State = TurnResumed
+	case api.EventEndOfTurn:
+		t.State = TurnEnded
+		t.Trigger = msg.Trigger
+		t.Closed = at
+		if t.Events > 1 {
+			if wall, ok := r.wallTime(t.SpeechEnd); ok {
+				t.Latency = at.Sub(wall)
+				t.HasLatency = true
+			}
+		}
+	}
+	if msg.Event != api.EventEndOfTurn {
+		t.SpeechEnd = msg.AudioWindowEnd
+	}
+	if t.State == TurnEnded {
+		if r.current == pos {
+			r.current = -1
+		}
+	} else {
+		r.current = pos
+	}
+	turn := *t
+	turn.Words = slices.Clone(t.Words)
+	if msg.Event == api.EventEndOfTurn {
+		r.save(ctx, turn)
+		r.c.mu.Lock()
+		r.c.ended = append(r.c.ended, turn)
+		r.c.mu.Unlock()
+	}
+	r.c.ev.push(&TurnInfoEvent{Event: msg.Event, Turn: turn, SequenceID: msg.SequenceID, At: at})
+}
+
+// TurnDetails is what history keeps of a turn beside its text, words and
+// times: the JSON of a conversation segment's Details.
+type TurnDetails struct {
+	Index               int             `json:"turn_index"`
+	Trigger             api.TurnTrigger `json:"trigger,omitzero"`
+	EndOfTurnConfidence float64         `json:"end_of_turn_confidence"`
+	// LatencyMS is the end-of-turn latency in milliseconds, absent when
+	// it could not be measured.
+	LatencyMS *float64 `json:"latency_ms,omitzero"`
+}
+
+func turnDetails(t Turn) TurnDetails {
+	d := TurnDetails{Index: t.Index, Trigger: t.Trigger, EndOfTurnConfidence: t.EndOfTurnConfidence}
+	if t.HasLatency {
+		ms := float64(t.Latency.Microseconds()) / 1000
+		d.LatencyMS = &ms
+	}
+	return d
+}
+
+// save writes a turn to history.
+func (r *conversationRun) save(ctx context.Context, t Turn) {
+	h := r.c.cfg.History
+	if h == nil || t.Transcript == "" && len(t.Words) == 0 {
+		return
+	}
+	words, _ := json.Marshal(t.Words)
+	var conf float64
+	for _, w := range t.Words {
+		conf += w.Confidence
+	}
+	if len(t.Words) > 0 {
+		conf /= float64(len(t.Words))
+	}
+	details, _ := json.Marshal(turnDetails(t))
+	// The session's own context may be gone when a turn is saved at the
+	// end: the record must still be written.
+	_, err := h.AddSegment(context.WithoutCancel(ctx), store.Segment{
+		SessionID:  r.c.SessionID(),
+		Seq:        r.seq,
+		Start:      round3(t.Start),
+		End:        round3(t.End),
+		Text:       t.Transcript,
+		Words:      string(words),
+		Confidence: conf,
+		Details:    string(details),
+	})
+	r.seq++
+	if err != nil {
+		r.c.log.Error("conversation: a turn could not be saved", "err", err)
+	}
+}
+
+func (r *conversationRun) setState(s State, err error) {
+	r.c.ev.push(&StateEvent{State: s, Err: err})
+}
+
+// finish saves the turn still open, records the end of the session and
+// reports it.
+func (r *conversationRun) finish(status string, err error) {
+	c := r.c
+	if r.current >= 0 {
+		r.save(context.Background(), r.turns[r.current])
+		r.current = -1
+	}
+	if h := c.cfg.History; h != nil && c.SessionID() != 0 {
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if ferr := h.FinishSession(context.Background(), c.SessionID(), time.Now(), float64(r.sent)/streamRate, status, msg); ferr != nil {
+			c.log.Error("conversation: the session could not be closed in history", "err", ferr)
+		}
+	}
+	if status == store.StatusFailed {
+		r.setState(StateFailed, err)
+		return
+	}
+	r.setState(StateStopped, nil)
+}
+
+// OpenPacedFile decodes the recording at path into a source that
+// delivers it at real time, as a microphone would, for a conversation
+// from a file; a speed above 0 other than 1 plays it that many times
+// faster (or slower).
+func OpenPacedFile(ctx context.Context, path string, speed float64) (audio.Source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := audio.Decode(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	cfg := audio.ReplayConfig{Paced: true}
+	if speed > 0 && speed != 1 {
+		cfg.Clock = scaledClock{origin: time.Now(), speed: speed}
+	}
+	return audio.NewReplayBuffer(b, cfg)
+}
+
+// scaledClock is a clock running speed times faster than real time from
+// origin, to replay a recording faster than it was spoken.
+type scaledClock struct {
+	origin time.Time
+	speed  float64
+}
+
+func (c scaledClock) Now() time.Time {
+	return c.origin.Add(time.Duration(float64(time.Since(c.origin)) * c.speed))
+}
+
+func (c scaledClock) NewTimer(d time.Duration) audio.Timer {
+	return scaledTimer{time.NewTimer(time.Duration(float64(d) / c.speed))}
+}
+
+type scaledTimer struct{ t *time.Timer }
+
+func (t scaledTimer) C() <-chan time.Time { return t.t.C }
+func (t scaledTimer) Stop() bool          { return t.t.Stop() }
