@@ -190,20 +190,32 @@ func (e *localEngine) close() {
 
 // screenshotSetup prepares a screenshot of the tab shot: the local
 // engine, no key, speaker labels on, and for "captions" a real recording
-// replayed in real time as the microphone, captioned at once; "ready" is
-// printed once the tab (for captions, the whole recording) is on screen.
+// replayed in real time as the microphone, captioned at once; for
+// "conversation" LibriVox lines with pauses between them, replayed in
+// real time as the microphone, in a conversation started at once; "ready"
+// is printed once the tab (for these two, the whole recording) is on
+// screen.
 func screenshotSetup(ctx context.Context, shot string, cfg *sessions.WorkspaceConfig, opts *ui.Options) error {
 	cfg.Keys = sessions.NewKeys(&store.Memory{}, nil)
 	s := store.DefaultSettings()
 	s.Backend, s.Diarize = store.BackendLocal, true
-	if shot == "captions" {
-		rec, err := loadRecording(ctx)
+	switch shot {
+	case "captions":
+		rec, err := loadRecording(ctx, recordingClips, 0.6, "Recording: a reader and a card player")
 		if err != nil {
 			return err
 		}
 		cfg.Microphones = rec
 		s.InputDevice = recordingID
 		opts.AutoStart = true
+	case "conversation":
+		rec, err := loadRecording(ctx, conversationClips, 1.6, "Recording: a reader, pausing between lines")
+		if err != nil {
+			return err
+		}
+		cfg.Microphones = rec
+		s.InputDevice = recordingID
+		opts.AutoConverse = true
 	}
 	if err := cfg.History.SaveSettings(ctx, s); err != nil {
 		return err
@@ -236,15 +248,30 @@ var recordingClips = []string{
 	"librivox/sense_and_sensibility_01_austen_64kb-0930.wav",
 }
 
-// recording is a Microphones with one device: the clips, joined by short
-// pauses and replayed in real time.
-type recording struct{ samples []int16 }
+// conversationClips are the conversation screenshot's recording: lines of
+// the LibriVox reading, each followed by a pause long enough to end a
+// turn.
+var conversationClips = []string{
+	"librivox/sense_and_sensibility_01_austen_64kb-0870.wav",
+	"librivox/sense_and_sensibility_01_austen_64kb-0880.wav",
+	"librivox/sense_and_sensibility_01_austen_64kb-0890.wav",
+	"librivox/sense_and_sensibility_01_austen_64kb-0930.wav",
+}
 
-func loadRecording(ctx context.Context) (recording, error) {
+// recording is a Microphones with one device: the clips, joined by
+// pauses and replayed in real time.
+type recording struct {
+	samples []int16
+	name    string
+}
+
+// loadRecording joins clips with pause seconds of silence before the
+// first and after each, as a microphone named name.
+func loadRecording(ctx context.Context, clips []string, pause float64, name string) (recording, error) {
 	const rate = 16000
-	pause := make([]float32, rate*6/10)
-	all := pause
-	for _, clip := range recordingClips {
+	gap := make([]float32, int(pause*rate))
+	all := gap
+	for _, clip := range clips {
 		f, err := os.Open(speechData + clip)
 		if err != nil {
 			return recording{}, fmt.Errorf("the screenshot's recording (pocketsphinx-testdata): %w", err)
@@ -257,13 +284,13 @@ func loadRecording(ctx context.Context) (recording, error) {
 		if b.SampleRate != rate || b.Channels != 1 {
 			return recording{}, fmt.Errorf("%s: %d Hz, %d channels; want 16 kHz mono", clip, b.SampleRate, b.Channels)
 		}
-		all = append(append(all, b.Samples...), pause...)
+		all = append(append(all, b.Samples...), gap...)
 	}
-	return recording{samples: audio.Float32ToInt16(nil, all)}, nil
+	return recording{samples: audio.Float32ToInt16(nil, all), name: name}, nil
 }
 
 func (r recording) Devices(context.Context) ([]device.Device, error) {
-	return []device.Device{{ID: recordingID, Name: "Recording: a reader and a card player"}}, nil
+	return []device.Device{{ID: recordingID, Name: r.name}}, nil
 }
 
 func (r recording) Open(context.Context, string) (audio.Source, error) {

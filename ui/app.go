@@ -2,7 +2,8 @@
 //
 // It is the only package of Earshot that imports Fyne. The window has one
 // tab per part of the app, each in its own file: Captions (live captions,
-// file transcription, history and export), Settings and Service. The tabs
+// file transcription, history and export), Conversation (turn-aware
+// transcription, conversation.go), Settings and Service. The tabs
 // drive a sessions.Workspace and never learn how it reaches the service,
 // the keyring or the history database.
 //
@@ -55,6 +56,11 @@ var (
 	saveShortcut    = ctrl(fyne.KeyS)
 	refreshShortcut = ctrl(fyne.KeyR)
 	quitShortcut    = ctrl(fyne.KeyQ)
+
+	converseShortcut       = ctrl(fyne.KeyT)
+	endTurnShortcut        = ctrl(fyne.KeyD)
+	lowerThresholdShortcut = ctrl(fyne.KeyLeftBracket)
+	raiseThresholdShortcut = ctrl(fyne.KeyRightBracket)
 )
 
 func ctrl(k fyne.KeyName) *desktop.CustomShortcut {
@@ -83,10 +89,10 @@ type Options struct {
 
 	// OnReady, if not nil, is called once, on the UI goroutine, when every
 	// tab has its content on screen: the service's description and models,
-	// the settings, the key's status and the history; with AutoStart,
-	// also the whole auto-started session. err is the first failure shown
-	// in plain words, or nil. Tools that screenshot the window wait for
-	// it; it must not block.
+	// the settings, the key's status and the history; with AutoStart or
+	// AutoConverse, also the whole auto-started session. err is the first
+	// failure shown in plain words, or nil. Tools that screenshot the
+	// window wait for it; it must not block.
 	OnReady func(err error)
 
 	// AutoStart starts live captions from the saved input device as soon
@@ -94,6 +100,10 @@ type Options struct {
 	// and demonstrations use it with a replayed recording for a
 	// microphone: such a session ends by itself when the recording does.
 	AutoStart bool
+
+	// AutoConverse starts a conversation in the Conversation tab as soon
+	// as the window is built, as AutoStart does for captions.
+	AutoConverse bool
 
 	// Logger receives what the UI shows in plain words, with the raw
 	// errors behind it. It never receives the API key. Nil discards.
@@ -147,12 +157,14 @@ type App struct {
 	// starts and nothing more is shown.
 	closing atomic.Bool
 
-	liveMu sync.Mutex         // guards live
-	live   *sessions.Captions // the live session, so that stop can end it well
+	liveMu sync.Mutex             // guards live, conv
+	live   *sessions.Captions     // the live session, so that stop can end it well
+	conv   *sessions.Conversation // the conversation, likewise
 
 	header   *header
 	tabs     *container.AppTabs
 	captions *captionsTab
+	converse *conversationTab
 	settings *settingsTab
 	service  *serviceTab
 
@@ -203,7 +215,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	if app.now == nil {
 		app.now = time.Now
 	}
-	if opts.AutoStart {
+	if opts.AutoStart || opts.AutoConverse {
 		app.waiting[partAuto] = true
 	}
 
@@ -216,10 +228,12 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	w.SetOnClosed(func() { app.closing.Store(true) })
 
 	app.captions = newCaptionsTab(app)
+	app.converse = newConversationTab(app)
 	app.settings = newSettingsTab(app)
 	app.service = newServiceTab(app)
 	app.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Captions", micIcon, app.captions.buildUI()),
+		container.NewTabItemWithIcon("Conversation", theme.AccountIcon(), app.converse.buildUI()),
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), app.settings.buildUI()),
 		container.NewTabItemWithIcon("Service", theme.ComputerIcon(), app.service.buildUI()),
 	)
@@ -234,6 +248,8 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	app.loadMicrophones()
 	if opts.AutoStart {
 		app.captions.onStartStop()
+	} else if opts.AutoConverse {
+		app.converse.onStartStop()
 	}
 	return app
 }
@@ -273,7 +289,22 @@ func (a *App) buildMenu() *fyne.MainMenu {
 		item("Export transcript…", exportShortcut, theme.DownloadIcon(), onCaptions(a.captions.onExport)),
 		item("Search history", searchShortcut, theme.SearchIcon(), onCaptions(a.captions.history.onFocusSearch)),
 	)
-	return fyne.NewMainMenu(earshot, captions)
+	onConversation := func(action func()) func() {
+		return func() {
+			a.SelectTab("Conversation")
+			action()
+		}
+	}
+	conversation := fyne.NewMenu("Conversation",
+		item("Start or stop a conversation", converseShortcut, theme.MediaRecordIcon(), onConversation(a.converse.onStartStop)),
+		item("End turn", endTurnShortcut, theme.MediaSkipNextIcon(), onConversation(a.converse.onEndTurn)),
+		fyne.NewMenuItemSeparator(),
+		item("Lower the end-of-turn threshold", lowerThresholdShortcut, theme.ContentRemoveIcon(), onConversation(func() { a.converse.nudgeThreshold(-0.05) })),
+		item("Raise the end-of-turn threshold", raiseThresholdShortcut, theme.ContentAddIcon(), onConversation(func() { a.converse.nudgeThreshold(0.05) })),
+		fyne.NewMenuItemSeparator(),
+		item("Open a recording to converse with…", nil, theme.FolderOpenIcon(), onConversation(a.converse.onOpenFile)),
+	)
+	return fyne.NewMainMenu(earshot, captions, conversation)
 }
 
 // SelectTab opens the tab whose title is name, ignoring case, and reports
@@ -312,25 +343,48 @@ const liveStopGrace = 3 * time.Second
 func (a *App) stop() {
 	a.closing.Store(true)
 	a.liveMu.Lock()
-	live := a.live
+	var lives []stopper
+	if a.live != nil {
+		lives = append(lives, a.live)
+	}
+	if a.conv != nil {
+		lives = append(lives, a.conv)
+	}
 	a.liveMu.Unlock()
-	if live != nil {
+	// The grace is shared: once it is over, nobody is waited for.
+	grace, endGrace := context.WithTimeout(context.Background(), liveStopGrace)
+	defer endGrace()
+	for _, live := range lives {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
 			if err := live.Stop(); err != nil {
-				a.log.Warn("live captions ended with an error", "err", err)
+				a.log.Warn("a live session ended with an error", "err", err)
 			}
 		}()
-		t := time.NewTimer(liveStopGrace)
+	}
+	for _, live := range lives {
 		select {
 		case <-live.Done():
-		case <-t.C:
+		case <-grace.Done():
 		}
-		t.Stop()
 	}
 	a.cancel()
 	a.wg.Wait()
+}
+
+// stopper is a live session that stop ends.
+type stopper interface {
+	Stop() error
+	Done() <-chan struct{}
+}
+
+// setConversation records the conversation (nil when it has ended), for
+// stop. It is safe to call from any goroutine.
+func (a *App) setConversation(c *sessions.Conversation) {
+	a.liveMu.Lock()
+	a.conv = c
+	a.liveMu.Unlock()
 }
 
 // setLive records the live session (nil when it has ended), for stop.
@@ -422,6 +476,7 @@ func (a *App) loadMicrophones() {
 			}
 			a.mics = devs
 			a.captions.setMicrophones(devs, err)
+			a.converse.setMicrophones(devs)
 			a.settings.setMicrophones(devs)
 		})
 	})
@@ -436,6 +491,7 @@ func (a *App) loadMicrophones() {
 func (a *App) settingsSaved(s store.Settings, serviceChanged bool) {
 	a.settings.setCurrent(s)
 	a.captions.settingsChanged(s)
+	a.converse.settingsChanged(s)
 	if serviceChanged {
 		a.service.onRefresh()
 	}

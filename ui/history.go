@@ -124,9 +124,12 @@ func (h *historyPanel) updateItem(r historyRow, row *fyne.Container) {
 			lines = o
 		}
 	}
-	if r.s.Kind == store.KindFile {
+	switch r.s.Kind {
+	case store.KindFile:
 		icon.SetResource(theme.FileAudioIcon())
-	} else {
+	case store.KindConversation:
+		icon.SetResource(theme.AccountIcon()) // the Conversation tab's
+	default:
 		icon.SetResource(micIcon)
 	}
 	lines.Objects[0].(*widget.Label).SetText(r.s.Title)
