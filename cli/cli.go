@@ -68,6 +68,7 @@ type command struct {
 }
 
 var commands = map[string]command{
+	"converse":   {summary: converseSummary, run: runConverse},
 	"serve":      {summary: "run the local engine as a headless server", run: runServe},
 	"transcribe": {summary: transcribeSummary, run: runTranscribe},
 }

@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/sessions"
+)
+
+const converseSummary = "show the turns of a conversation (turn-aware transcription) as they end"
+
+// converseFlags are the command line of converse.
+type converseFlags struct {
+	live      bool
+	device    string
+	threshold float64
+	eager     float64
+	timeoutMS int
+	keyterms  stringList
+	speed     float64
+	args      []string
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func newConverseFlags(env Env) (*flag.FlagSet, *converseFlags) {
+	f := &converseFlags{}
+	fs := flag.NewFlagSet("converse", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.BoolVar(&f.live, "live", false, "listen to the microphone until Ctrl+C instead of a file")
+	fs.StringVar(&f.device, "device", "", "with --live: the microphone `ID` (see 'earshot transcribe --list-devices'; default: the one in Settings)")
+	fs.Float64Var(&f.threshold, "eot-threshold", 0, "end-of-turn confidence `T` at which a turn ends, 0.5 to 1.0 (default: the service's, 0.7)")
+	fs.Float64Var(&f.eager, "eager-eot-threshold", 0, "`T` for eager end-of-turn events, 0.3 to 0.9 (default: off)")
+	fs.IntVar(&f.timeoutMS, "eot-timeout-ms", 0, "end a turn after `MS` milliseconds of silence whatever the confidence, 500 to 60000 (default: the service's, 5000)")
+	fs.Var(&f.keyterms, "keyterm", "a `TERM` to boost; repeat for more")
+	fs.Float64Var(&f.speed, "speed", 1, "play the file `X` times faster than real time (latencies are then measured at that pace)")
+	fs.Usage = func() {
+		w := env.Stderr
+		fmt.Fprint(w, `Usage: earshot converse FILE [--eot-threshold T] [--eot-timeout-ms MS] [--eager-eot-threshold T] [--keyterm TERM]... [--speed X]
+       earshot converse --live [--device ID] [flags]
+
+Transcribes a conversation turn by turn (/v2/listen) and prints each turn
+as it ends: its number, its times in the audio, what ended it (model,
+timeout or manual), the end-of-turn confidence, the latency from the end
+of speech to the end of turn, and its words. A file is played at real
+time, as if it were spoken now. It uses the service chosen in the app's
+Settings, and every run is saved to the app's history.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	return fs, f
+}
+
+// parse reads args, allowing flags after the file.
+func (f *converseFlags) parse(fs *flag.FlagSet, args []string) error {
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		used := len(args) - len(rest)
+		if used > 0 && args[used-1] == "--" {
+			f.args = append(f.args, rest...)
+			return nil
+		}
+		if len(rest) == 0 {
+			return nil
+		}
+		f.args = append(f.args, rest[0])
+		args = rest[1:]
+	}
+}
+
+// check reports a mistake in the combination of flags and arguments.
+func (f *converseFlags) check() error {
+	switch {
+	case f.live && len(f.args) > 0:
+		return fmt.Errorf("--live listens to the microphone: it takes no file (got %q)", f.args[0])
+	case f.device != "" && !f.live:
+		return errors.New("--device needs --live")
+	case !f.live && len(f.args) == 0:
+		return errors.New("which file? give the recording, or --live for the microphone")
+	case len(f.args) > 1:
+		return fmt.Errorf("one file at a time (got %d: %s)", len(f.args), strings.Join(f.args, ", "))
+	case !(f.speed > 0) || math.IsInf(f.speed, 0):
+		return fmt.Errorf("--speed must be above 0, not %v", f.speed)
+	case f.live && f.speed != 1:
+		return errors.New("--speed plays a file faster: the microphone runs at its own pace")
+	}
+	return nil
+}
+
+func runConverse(ctx context.Context, env Env, args []string) error {
+	err := converse(ctx, env, args)
+	if err != nil && !errors.Is(err, errUsage) {
+		return plainError(err)
+	}
+	return err
+}
+
+func converse(ctx context.Context, env Env, args []string) error {
+	fs, f := newConverseFlags(env)
+	if err := f.parse(fs, args); err != nil {
+		return errUsage
+	}
+	if err := f.check(); err != nil {
+		fmt.Fprintf(env.Stderr, "earshot converse: %v\n\nRun 'earshot converse -h' for help.\n", err)
+		return errUsage
+	}
+	if !f.live {
+		if err := checkInputFile(f.args[0]); err != nil {
+			return err
+		}
+	}
+	if env.OpenWorkspace == nil {
+		return errors.New("this build cannot transcribe: it has no workspace")
+	}
+	ws, err := env.OpenWorkspace(ctx)
+	if err != nil {
+		return fmt.Errorf("open the workspace: %w", err)
+	}
+	defer ws.Close()
+
+	s, err := ws.Settings(ctx)
+	if err != nil {
+		return fmt.Errorf("read the settings: %w", err)
+	}
+	opts := sessions.TurnOptionsFor(s)
+	opts.EOTThreshold, opts.EagerEOTThreshold, opts.EOTTimeoutMS = f.threshold, f.eager, f.timeoutMS
+	opts.Keyterms = f.keyterms
+	if err := opts.Validate(); err != nil {
+		fmt.Fprintf(env.Stderr, "earshot converse: %v\n", err)
+		return errUsage
+	}
+	req := sessions.ConversationRequest{DeviceID: f.device, Options: &opts}
+	if !f.live {
+		src, err := sessions.OpenPacedFile(ctx, f.args[0], f.speed)
+		if err != nil {
+			return err
+		}
+		defer src.Close() // the session closes it too; Close is idempotent
+		req.Source = src
+		req.SourceName = filepath.Base(f.args[0])
+	}
+	return runConversation(ctx, env, ws, req)
+}
+
+// runConversation runs a conversation and prints each turn as it ends,
+// until the source ends or ctx is cancelled (Ctrl+C), which stops it
+// cleanly: the turn in progress is saved as it stands.
+func runConversation(ctx context.Context, env Env, ws *Workspace, req sessions.ConversationRequest) error {
+	status := newStatusLine(env, env.Stderr)
+	defer status.clear()
+	conn, err := ws.Connection(ctx)
+	if err != nil {
+		return err
+	}
+	c, err := ws.StartConversation(context.WithoutCancel(ctx), req)
+	if err != nil {
+		return err
+	}
+	began := time.Now()
+	stopNow := make(chan struct{})
+	stopped := make(chan error, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-stopNow:
+		case <-c.Done():
+		}
+		stopped <- c.Stop()
+	}()
+
+	source := req.SourceName
+	if source == "" {
+		source = "the microphone"
+	}
+	var (
+		turns    int
+		writeErr error
+	)
+	for ev := range c.Events() {
+		switch e := ev.(type) {
+		case *sessions.TurnInfoEvent:
+			if e.Event != api.EventEndOfTurn {
+				status.set(fmt.Sprintf("Turn %d: %s", e.Turn.Index+1, e.Turn.Transcript))
+				continue
+			}
+			turns++
+			if writeErr != nil {
+				continue
+			}
+			status.clear()
+			if err := writeTurn(env.Stdout, e.Turn); err != nil {
+				writeErr = fmt.Errorf("write the turns: %w", err)
+				close(stopNow)
+			}
+		case *sessions.TurnWarningEvent:
+			status.clear()
+			fmt.Fprintf(env.Stderr, "Warning from the service: %s (%s)\n", e.Description, e.Code)
+		case *sessions.StateEvent:
+			switch e.State {
+			case sessions.StateLive:
+				status.set(fmt.Sprintf("Listening to %s with %s. Press Ctrl+C to stop.", source, conn.Name))
+			case sessions.StateStopping:
+				status.set("Stopping...")
+			}
+		}
+	}
+	runErr := <-stopped
+	status.clear()
+	if writeErr != nil {
+		return writeErr
+	}
+	fmt.Fprintf(env.Stderr, "Stopped after %.1f s: %d %s ended; saved to history.\n", time.Since(began).Seconds(), turns, plural(turns, "turn"))
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return runErr
+	}
+	return nil
+}
+
+// writeTurn prints a turn that ended, on one line: its number, its times,
+// what ended it, the end-of-turn confidence, the latency and its words.
+func writeTurn(w io.Writer, t sessions.Turn) error {
+	trigger := string(t.Trigger)
+	if trigger == "" {
+		trigger = "-"
+	}
+	latency := "-"
+	if t.HasLatency {
+		latency = fmt.Sprintf("%d ms", t.Latency.Round(time.Millisecond).Milliseconds())
+	}
+	_, err := fmt.Fprintf(w, "Turn %d  %s-%s  %-7s  confidence %.2f  latency %-7s  %s\n",
+		t.Index+1, stamp(t.Start), stamp(t.End), trigger, t.EndOfTurnConfidence, latency, t.Transcript)
+	return err
+}
+
+// stamp writes seconds as minutes, seconds and hundredths: 1:02.35.
+func stamp(sec float64) string {
+	if math.IsNaN(sec) || sec < 0 {
+		sec = 0
+	}
+	cs := int64(math.Round(sec * 100))
+	return fmt.Sprintf("%d:%02d.%02d", cs/6000, cs/100%60, cs%100)
+}
