@@ -274,8 +274,8 @@ func (d *Detector) TypicalPause() float64 { return d.typicalPause }
 // Block feeds the evidence of one block and returns the events it caused,
 // in order.
 func (d *Detector) Block(b Block) []Message {
+	wasQuiet := d.quiet()
 	d.at = max(d.at, b.End)
-	wasInSpeech := d.inSpeech
 	d.observe(b)
 	if !d.inTurn {
 		if len(d.committed)+len(d.partial) == 0 {
@@ -291,7 +291,7 @@ func (d *Detector) Block(b Block) []Message {
 
 	var out []Message
 	silence := d.silence()
-	if d.inSpeech && !wasInSpeech {
+	if !d.quiet() && wasQuiet {
 		// Speech resumed inside the turn: the pause did not end it.
 		d.learnPause()
 		if d.eagerSent {
@@ -300,7 +300,7 @@ func (d *Detector) Block(b Block) []Message {
 			out = append(out, d.message(TurnResumed, ""))
 		}
 	}
-	if !d.inSpeech {
+	if d.quiet() {
 		d.pauseMax = max(d.pauseMax, silence)
 		conf := d.confidence()
 		eager := d.set.EagerThreshold
@@ -382,10 +382,23 @@ func (d *Detector) learnPause() {
 
 // silence is the silence since the turn's last word, zero in speech.
 func (d *Detector) silence() float64 {
-	if d.inSpeech {
+	if !d.quiet() {
 		return 0
 	}
 	return max(d.at-d.lastWordEnd, 0)
+}
+
+// wordless is how long the recogniser may go without extending a word
+// before the detector takes the audio for a pause even though the voice
+// detector still hears sound: room noise and breath keep the voice
+// detector on for a second or more after a sentence, but they make no
+// words, while the words of speech grow with every block.
+const wordless = 0.3
+
+// quiet reports whether the speaker is silent: the voice detector hears
+// nothing, or the recogniser has heard no word for wordless seconds.
+func (d *Detector) quiet() bool {
+	return !d.inSpeech || d.at-d.lastWordEnd >= wordless
 }
 
 func (d *Detector) confidence() float64 {

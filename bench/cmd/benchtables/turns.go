@@ -155,8 +155,12 @@ func turnsTable(ctx context.Context, local *engine.Local, runs int) error {
 				fmt.Fprintf(os.Stderr, "truth %.2f-%.2f\n", sp.onset, sp.offset)
 			}
 			for _, a := range got {
-				fmt.Fprintf(os.Stderr, "at %.3f %s #%d win %.2f-%.2f conf %.2f %s %q\n", a.at, a.info.Event, a.info.TurnIndex,
-					a.info.AudioWindowStart, a.info.AudioWindowEnd, a.info.EndOfTurnConfidence, a.info.Trigger, a.info.Transcript)
+				last := 0.0
+				if n := len(a.info.Words); n > 0 {
+					last = a.info.Words[n-1].End
+				}
+				fmt.Fprintf(os.Stderr, "at %.3f %s #%d win %.2f-%.2f last word end %.2f conf %.2f %s %q\n", a.at, a.info.Event, a.info.TurnIndex,
+					a.info.AudioWindowStart, a.info.AudioWindowEnd, last, a.info.EndOfTurnConfidence, a.info.Trigger, a.info.Transcript)
 			}
 		}
 		var ends []turnArrival
