@@ -76,8 +76,10 @@ type Turn struct {
 	Opened, Closed time.Time
 	// Events counts the TurnInfo messages of the turn.
 	Events int
-	// SpeechEnd is the end of speech, in seconds of stream: the audio
-	// window end of the last event before EndOfTurn.
+	// SpeechEnd is the end of speech, in seconds of stream: the end of the
+	// turn's last word when the service times its words, else the audio
+	// window end of the last event before EndOfTurn (which comes later
+	// than speech, so the latency is then a lower bound).
 	SpeechEnd float64
 	// Latency is the time from the end of speech, mapped to wall time by
 	// the audio clock (when that audio was captured), to the arrival of
@@ -811,7 +813,11 @@ func (r *conversationRun) onTurnInfo(ctx context.Context, msg *api.TurnInfo, at 
 		t.State = TurnEnded
 		t.Trigger = msg.Trigger
 		t.Closed = at
-		if t.Events > 1 {
+		if n := len(msg.Words); n > 0 && msg.Words[n-1].End > 0 {
+			// The service timed the words: speech ended with the last.
+			t.SpeechEnd = msg.Words[n-1].End
+		}
+		if t.Events > 1 || t.SpeechEnd > 0 {
 			if wall, ok := r.wallTime(t.SpeechEnd); ok {
 				t.Latency = at.Sub(wall)
 				t.HasLatency = true

@@ -557,6 +557,7 @@ func TestConversationLatency(t *testing.T) {
 	// One frame of a second of audio, captured now: its sample at 0.5 s
 	// was captured half a second before the frame was delivered.
 	src.push(make([]int16, 16000), 16000)
+	pushed := time.Now()
 	waitAudio(t, st, 32000)
 	st.event(api.EventStartOfTurn, "a", 0, 0.25, 0)
 	st.event(api.EventUpdate, "a b", 0, 0.5, 0.2)
@@ -578,6 +579,20 @@ func TestConversationLatency(t *testing.T) {
 	lone := rec.waitFor(t, "a lone EndOfTurn", turnEvent(api.EventEndOfTurn, 7)).(*sessions.TurnInfoEvent)
 	if lone.Turn.HasLatency {
 		t.Errorf("a turn of one event has latency %v", lone.Turn.Latency)
+	}
+
+	// With timed words, speech ends with the last word (0.3 s, captured
+	// 0.7 s before the frame came), not with the last event's window.
+	st.mu.Lock()
+	st.pushLocked(&api.TurnInfo{Event: api.EventStartOfTurn, TurnIndex: 8, Transcript: "c", AudioWindowStart: 0.1, AudioWindowEnd: 0.2})
+	st.pushLocked(&api.TurnInfo{Event: api.EventUpdate, TurnIndex: 8, Transcript: "c d", AudioWindowStart: 0.1, AudioWindowEnd: 0.9})
+	st.pushLocked(&api.TurnInfo{Event: api.EventEndOfTurn, TurnIndex: 8, Trigger: api.TriggerModel, AudioWindowStart: 0.1, AudioWindowEnd: 0.95,
+		Words: []api.TurnWord{{Word: "c", Start: 0.1, End: 0.2}, {Word: "d", Start: 0.2, End: 0.3}}})
+	st.mu.Unlock()
+	timed := rec.waitFor(t, "the timed EndOfTurn", turnEvent(api.EventEndOfTurn, 8)).(*sessions.TurnInfoEvent)
+	since := time.Since(pushed)
+	if lat := timed.Turn.Latency; !timed.Turn.HasLatency || lat < 650*time.Millisecond || lat > since+750*time.Millisecond {
+		t.Errorf("latency %v (known %v), want from the last word's end: 0.7 s before the frame came, %v ago", lat, timed.Turn.HasLatency, since)
 	}
 }
 

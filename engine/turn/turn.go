@@ -40,13 +40,13 @@
 // with the midpoint m (the silence at which the confidence is one half)
 // and the width k set by three pieces of evidence:
 //
-//   - The decoder state. While the voice detector hears speech the silence
-//     is taken as zero (confidence about 0.06): nobody ends a turn while
-//     talking. The detector ends an utterance after a short window of
-//     silence (200 ms in the engine), so the confidence starts to rise only
-//     once the recogniser has finished the utterance's hypothesis; the
-//     transcript no longer changes after that, which is what makes an
-//     EagerEndOfTurn's transcript the EndOfTurn's.
+//   - The decoder state. While the speaker is heard the silence is taken
+//     as zero (confidence about 0.06): nobody ends a turn while talking.
+//     The speaker is silent when the voice detector hears nothing (it ends
+//     an utterance after 200 ms of silence in the engine) or when the
+//     recogniser has extended no word for 0.3 s (wordless): room noise and
+//     breath can keep the voice detector on long after a sentence, but
+//     they make no words, while the words of speech grow every block.
 //   - The last word. A turn rarely ends on a word that needs a sequel: an
 //     article, a conjunction, a preposition, a possessive or an auxiliary
 //     ("the", "and", "of", "his", "was"). After such a word m and k are
