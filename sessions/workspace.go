@@ -212,22 +212,9 @@ func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Ca
 	if err != nil {
 		return nil, err
 	}
-	src := req.Source
-	name := req.SourceName
-	if src == nil {
-		if w.cfg.Microphones == nil {
-			return nil, errors.New("this build cannot capture audio")
-		}
-		id := req.DeviceID
-		if id == "" {
-			id = s.InputDevice
-		}
-		if src, err = w.cfg.Microphones.Open(ctx, id); err != nil {
-			return nil, err
-		}
-		if name == "" {
-			name = micName(ctx, w.cfg.Microphones, id)
-		}
+	src, name, err := w.openSource(ctx, s, req.Source, req.SourceName, req.DeviceID)
+	if err != nil {
+		return nil, err
 	}
 	opts := ListenOptions(s, api.Streaming)
 	if req.Options != nil {
@@ -298,22 +285,9 @@ func (w *Workspace) StartConversation(ctx context.Context, req ConversationReque
 	if err != nil {
 		return nil, err
 	}
-	src := req.Source
-	name := req.SourceName
-	if src == nil {
-		if w.cfg.Microphones == nil {
-			return nil, errors.New("this build cannot capture audio")
-		}
-		id := req.DeviceID
-		if id == "" {
-			id = s.InputDevice
-		}
-		if src, err = w.cfg.Microphones.Open(ctx, id); err != nil {
-			return nil, err
-		}
-		if name == "" {
-			name = micName(ctx, w.cfg.Microphones, id)
-		}
+	src, name, err := w.openSource(ctx, s, req.Source, req.SourceName, req.DeviceID)
+	if err != nil {
+		return nil, err
 	}
 	opts := TurnOptionsFor(s)
 	if req.Options != nil {
@@ -336,6 +310,30 @@ func (w *Workspace) StartConversation(ctx context.Context, req ConversationReque
 		return nil, err
 	}
 	return c, nil
+}
+
+// openSource returns src named name when it is given, else opens the
+// microphone deviceID ("" for the one in the settings, or the system's
+// default) and names it as its device list does.
+func (w *Workspace) openSource(ctx context.Context, s store.Settings, src audio.Source, name, deviceID string) (audio.Source, string, error) {
+	if src != nil {
+		return src, name, nil
+	}
+	if w.cfg.Microphones == nil {
+		return nil, "", errors.New("this build cannot capture audio")
+	}
+	id := deviceID
+	if id == "" {
+		id = s.InputDevice
+	}
+	src, err := w.cfg.Microphones.Open(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	if name == "" {
+		name = micName(ctx, w.cfg.Microphones, id)
+	}
+	return src, name, nil
 }
 
 func micName(ctx context.Context, m Microphones, id string) string {

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/earshot-app/earshot/api"
@@ -104,13 +103,32 @@ func streamOnce(ctx context.Context, client *api.Client, pcm []int16) ([]arrival
 		return nil, err
 	}
 	defer st.Close()
-	t0 := time.Now()
-	var mu sync.Mutex
 	var got []arrival
+	err = streamPaced(ctx, pcm, st.Send, st.CloseStream, st.Next, func(at float64, m api.ListenMessage) {
+		if r, ok := m.(*api.Results); ok {
+			got = append(got, arrival{at: at, msg: r})
+		}
+	})
+	return got, err
+}
+
+// streamPaced sends pcm in frameMs frames on the wall clock, then closes
+// the stream, while one goroutine reads every message until the stream
+// ends and hands it to keep with its arrival time, in seconds from the
+// first frame. keep runs on that goroutine only, and is done with when
+// streamPaced returns.
+func streamPaced[M any](ctx context.Context, pcm []int16,
+	send func(context.Context, []byte) error,
+	closeStream func(context.Context) error,
+	next func(context.Context) (M, error),
+	keep func(at float64, m M)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t0 := time.Now()
 	readErr := make(chan error, 1)
 	go func() {
 		for {
-			m, err := st.Next(ctx)
+			m, err := next(ctx)
 			if err != nil {
 				if errors.Is(err, io.EOF) {
 					err = nil
@@ -118,36 +136,32 @@ func streamOnce(ctx context.Context, client *api.Client, pcm []int16) ([]arrival
 				readErr <- err
 				return
 			}
-			if r, ok := m.(*api.Results); ok {
-				mu.Lock()
-				got = append(got, arrival{at: time.Since(t0).Seconds(), msg: r})
-				mu.Unlock()
-			}
+			keep(time.Since(t0).Seconds(), m)
 		}
 	}()
-	const n = rate * frameMs / 1000
-	for i := 0; i*n < len(pcm); i++ {
-		if d := time.Until(t0.Add(time.Duration(i*frameMs) * time.Millisecond)); d > 0 {
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-				return nil, ctx.Err()
+	sendErr := func() error {
+		const n = rate * frameMs / 1000
+		for i := 0; i*n < len(pcm); i++ {
+			if d := time.Until(t0.Add(time.Duration(i*frameMs) * time.Millisecond)); d > 0 {
+				select {
+				case <-time.After(d):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			if err := send(ctx, audio.Int16ToBytes(nil, pcm[i*n:min((i+1)*n, len(pcm))])); err != nil {
+				return err
 			}
 		}
-		chunk := pcm[i*n : min((i+1)*n, len(pcm))]
-		if err := st.Send(ctx, audio.Int16ToBytes(nil, chunk)); err != nil {
-			return nil, err
-		}
+		return closeStream(ctx)
+	}()
+	if sendErr != nil {
+		cancel() // the reader stops with the context
 	}
-	if err := st.CloseStream(ctx); err != nil {
-		return nil, err
+	if err := <-readErr; sendErr == nil {
+		sendErr = err
 	}
-	if err := <-readErr; err != nil {
-		return nil, err
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	return got, nil
+	return sendErr
 }
 
 // streamTable streams the clips, joined by pauses, at real-time pace and

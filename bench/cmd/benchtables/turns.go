@@ -2,17 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/earshot-app/earshot/api"
-	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/engine"
 )
 
@@ -82,50 +77,13 @@ func turnsOnce(ctx context.Context, client *api.Client, pcm []int16) ([]turnArri
 		return nil, err
 	}
 	defer st.Close()
-	t0 := time.Now()
-	var mu sync.Mutex
 	var got []turnArrival
-	readErr := make(chan error, 1)
-	go func() {
-		for {
-			m, err := st.Next(ctx)
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					err = nil
-				}
-				readErr <- err
-				return
-			}
-			if ti, ok := m.(*api.TurnInfo); ok {
-				mu.Lock()
-				got = append(got, turnArrival{at: time.Since(t0).Seconds(), info: ti})
-				mu.Unlock()
-			}
+	err = streamPaced(ctx, pcm, st.Send, st.CloseStream, st.Next, func(at float64, m api.TurnMessage) {
+		if ti, ok := m.(*api.TurnInfo); ok {
+			got = append(got, turnArrival{at: at, info: ti})
 		}
-	}()
-	const n = rate * frameMs / 1000
-	for i := 0; i*n < len(pcm); i++ {
-		if d := time.Until(t0.Add(time.Duration(i*frameMs) * time.Millisecond)); d > 0 {
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		chunk := pcm[i*n : min((i+1)*n, len(pcm))]
-		if err := st.Send(ctx, audio.Int16ToBytes(nil, chunk)); err != nil {
-			return nil, err
-		}
-	}
-	if err := st.CloseStream(ctx); err != nil {
-		return nil, err
-	}
-	if err := <-readErr; err != nil {
-		return nil, err
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	return got, nil
+	})
+	return got, err
 }
 
 // turnsTable measures the end-of-turn latency of /v2/listen: the clips,
