@@ -412,31 +412,42 @@ func (r *captionsRun) muteCh() <-chan bool { return r.c.muteCh }
 // its own buffer (the microphone's ring), and a recording simply waits.
 func (r *captionsRun) capture(ctx context.Context) {
 	defer close(r.frames)
+	capture(ctx, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, _ time.Time) bool {
+		select {
+		case r.frames <- pcm:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	})
+}
+
+// capture reads src until it ends or fails, converts each frame to 16 kHz
+// mono with conv and hands it to out with the time it was read; out
+// returns false to stop. At the end of the source it hands on what conv
+// still holds (the resampler keeps the last milliseconds). A failure other
+// than the end, or the context's, is logged.
+func capture(ctx context.Context, src audio.Source, conv *audio.Converter16kMono, log *slog.Logger, out func(pcm []int16, at time.Time) bool) {
 	var buf []float32
 	for {
-		frame, err := r.c.cfg.Source.Read(ctx)
+		frame, err := src.Read(ctx)
+		at := time.Now()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				// The resampler still holds the last milliseconds.
-				if tail := append([]int16(nil), r.conv.Flush()...); len(tail) > 0 {
-					select {
-					case r.frames <- tail:
-					case <-ctx.Done():
-					}
+				if tail := append([]int16(nil), conv.Flush()...); len(tail) > 0 {
+					out(tail, at)
 				}
 			} else if ctx.Err() == nil {
-				r.c.log.Warn("audio source failed", "err", err)
+				log.Warn("audio source failed", "err", err)
 			}
 			return
 		}
 		buf = audio.Int16ToFloat32(buf[:0], frame)
-		pcm := append([]int16(nil), r.conv.Convert(buf)...)
+		pcm := append([]int16(nil), conv.Convert(buf)...)
 		if len(pcm) == 0 {
 			continue
 		}
-		select {
-		case r.frames <- pcm:
-		case <-ctx.Done():
+		if !out(pcm, at) {
 			return
 		}
 	}

@@ -633,34 +633,14 @@ func (r *conversationRun) run(ctx context.Context) error {
 // was captured, to the run loop.
 func (r *conversationRun) capture(ctx context.Context) {
 	defer close(r.frames)
-	var buf []float32
-	for {
-		frame, err := r.c.cfg.Source.Read(ctx)
-		at := time.Now()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				if tail := append([]int16(nil), r.conv.Flush()...); len(tail) > 0 {
-					select {
-					case r.frames <- capturedFrame{pcm: tail, at: at}:
-					case <-ctx.Done():
-					}
-				}
-			} else if ctx.Err() == nil {
-				r.c.log.Warn("audio source failed", "err", err)
-			}
-			return
-		}
-		buf = audio.Int16ToFloat32(buf[:0], frame)
-		pcm := append([]int16(nil), r.conv.Convert(buf)...)
-		if len(pcm) == 0 {
-			continue
-		}
+	capture(ctx, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, at time.Time) bool {
 		select {
 		case r.frames <- capturedFrame{pcm: pcm, at: at}:
+			return true
 		case <-ctx.Done():
-			return
+			return false
 		}
-	}
+	})
 }
 
 // receive moves the stream's messages to the run loop, each stamped with
