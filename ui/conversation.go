@@ -848,69 +848,29 @@ func turnDetail(t sessions.Turn) string {
 // and call applied once it is on screen. Once ctx is done the rest is
 // read unseen, so that the session can finish.
 func pumpEvents(ctx context.Context, events <-chan sessions.Event, frame time.Duration, show func(b []sessions.Event, applied func())) {
-	var (
-		pending  []sessions.Event
-		level    *sessions.LevelEvent
-		inFlight bool
-		last     time.Time
-		timer    = time.NewTimer(time.Hour)
-		timerC   <-chan time.Time
-		applied  = make(chan struct{}, 1)
-	)
-	timer.Stop()
-	defer timer.Stop()
-	send := func() {
-		b := pending
-		if level != nil {
-			b = append(b, level)
-		}
-		pending, level = nil, nil
-		inFlight = true
-		last = time.Now()
-		show(b, func() {
-			select {
-			case applied <- struct{}{}:
-			default:
-			}
-		})
+	pumpBatches(ctx, events, nil, nil, frame, func(b eventList, applied func()) { show(b.all(), applied) })
+}
+
+// eventList is a batch of events in order, levels coalesced to the
+// latest, which comes last.
+type eventList struct {
+	events []sessions.Event
+	level  *sessions.LevelEvent
+}
+
+func (l *eventList) add(ev sessions.Event) {
+	if lv, ok := ev.(*sessions.LevelEvent); ok {
+		l.level = lv
+		return
 	}
-	schedule := func() {
-		if inFlight || timerC != nil || len(pending) == 0 && level == nil {
-			return
-		}
-		wait := frame - time.Since(last)
-		if wait <= 0 {
-			send()
-			return
-		}
-		timer.Reset(wait)
-		timerC = timer.C
+	l.events = append(l.events, ev)
+}
+
+func (l *eventList) empty() bool { return len(l.events) == 0 && l.level == nil }
+
+func (l *eventList) all() []sessions.Event {
+	if l.level != nil {
+		return append(l.events, l.level)
 	}
-	for {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				if len(pending) > 0 || level != nil {
-					send()
-				}
-				return
-			}
-			if l, isLevel := ev.(*sessions.LevelEvent); isLevel {
-				level = l
-			} else {
-				pending = append(pending, ev)
-			}
-			schedule()
-		case <-timerC:
-			timerC = nil
-			schedule()
-		case <-applied:
-			inFlight = false
-			schedule()
-		case <-ctx.Done():
-			for range events {
-			}
-			return
-		}
-	}
+	return l.events
 }

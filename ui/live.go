@@ -64,8 +64,23 @@ func (b *liveBatch) add(ev sessions.Event) {
 // up. pumpLive returns when events is closed: after handing over the
 // last batch, or, once ctx is done, after reading the rest unseen.
 func pumpLive(ctx context.Context, events <-chan sessions.Event, mute <-chan bool, setMuted func(bool), frame time.Duration, show func(b liveBatch, applied func())) {
+	pumpBatches(ctx, events, mute, setMuted, frame, show)
+}
+
+// eventBatch is what pumpBatches gathers events into between frames.
+type eventBatch interface {
+	add(sessions.Event)
+	empty() bool
+}
+
+// pumpBatches is pumpLive for any kind of batch: B's zero value is an
+// empty batch, and *B folds events in.
+func pumpBatches[B any, PB interface {
+	*B
+	eventBatch
+}](ctx context.Context, events <-chan sessions.Event, mute <-chan bool, setMuted func(bool), frame time.Duration, show func(b B, applied func())) {
 	var (
-		pending  liveBatch
+		pending  B
 		inFlight bool
 		last     time.Time
 		timer    = time.NewTimer(time.Hour)
@@ -76,7 +91,8 @@ func pumpLive(ctx context.Context, events <-chan sessions.Event, mute <-chan boo
 	defer timer.Stop()
 	send := func() {
 		b := pending
-		pending = liveBatch{}
+		var zero B
+		pending = zero
 		inFlight = true
 		last = time.Now()
 		show(b, func() {
@@ -88,7 +104,7 @@ func pumpLive(ctx context.Context, events <-chan sessions.Event, mute <-chan boo
 	}
 	// schedule sends the pending batch as soon as the frame allows.
 	schedule := func() {
-		if inFlight || timerC != nil || pending.empty() {
+		if inFlight || timerC != nil || PB(&pending).empty() {
 			return
 		}
 		wait := frame - time.Since(last)
@@ -103,12 +119,12 @@ func pumpLive(ctx context.Context, events <-chan sessions.Event, mute <-chan boo
 		select {
 		case ev, ok := <-events:
 			if !ok {
-				if !pending.empty() {
+				if !PB(&pending).empty() {
 					send()
 				}
 				return
 			}
-			pending.add(ev)
+			PB(&pending).add(ev)
 			schedule()
 		case m := <-mute:
 			setMuted(m)
