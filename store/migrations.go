@@ -117,6 +117,19 @@ var migrations = []migration{
 		// keeps its end-of-turn trigger, confidence and latency here.
 		`ALTER TABLE segments ADD COLUMN details TEXT NOT NULL DEFAULT ''`,
 	)},
+	{4, "audio of a session", execAll(
+		// The audio a session produced (a synthesis), kept whole in the
+		// encoding the service returned, so history can play it again and
+		// save it as a file without asking the service twice.
+		`CREATE TABLE audio (
+			session_id   INTEGER PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+			content_type TEXT    NOT NULL,
+			encoding     TEXT    NOT NULL,
+			sample_rate  INTEGER NOT NULL,
+			data         BLOB    NOT NULL,
+			saved        INTEGER NOT NULL
+		) STRICT`,
+	)},
 }
 
 // execAll returns a migration step that runs statements in order.
