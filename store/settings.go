@@ -35,6 +35,25 @@ type Settings struct {
 	SmartFormat      bool
 	InterimResults   bool
 	ExportFormat     string // file extension of exported transcripts: srt, vtt, txt, json
+
+	// Voices (text to speech).
+	OutputDevice string  // speaker; "" for the system's default
+	Voice        string  // voice of general synthesis (/v1/speak)
+	TurnVoice    string  // voice of turn-based synthesis (/v2/speak)
+	SpeakSpeed   float64 // 1 is the voice's own pace; 0.5 to 1.5
+	Expressivity int     // -2 to 2, turn-based voices only
+	SaveEncoding string  // encoding of saved syntheses: mp3, linear16, opus, flac, aac, mulaw, alaw
+
+	// Text analysis (/v1/read) and audio intelligence on file
+	// transcription (batch /v1/listen).
+	AnalyzeSummary   bool
+	AnalyzeSentiment bool
+	AnalyzeTopics    bool
+	AnalyzeIntents   bool
+	FileSummary      bool
+	FileSentiment    bool
+	FileTopics       bool
+	FileIntents      bool
 }
 
 // DefaultSettings returns the settings of a new installation: the hosted
@@ -48,6 +67,16 @@ func DefaultSettings() Settings {
 		SmartFormat:    true,
 		InterimResults: true,
 		ExportFormat:   "srt",
+
+		Voice:        "aura-asteria-en",
+		TurnVoice:    "flux-kit-en",
+		SpeakSpeed:   1,
+		SaveEncoding: "mp3",
+
+		AnalyzeSummary:   true,
+		AnalyzeSentiment: true,
+		AnalyzeTopics:    true,
+		AnalyzeIntents:   true,
 	}
 }
 
@@ -85,6 +114,35 @@ var settingFields = []struct {
 		}
 		return nil
 	}},
+	{"output_device", func(s *Settings) any { return &s.OutputDevice }, nil},
+	{"voice", func(s *Settings) any { return &s.Voice }, func(s Settings) error { return checkName("voice", s.Voice) }},
+	{"turn_voice", func(s *Settings) any { return &s.TurnVoice }, func(s Settings) error { return checkName("turn voice", s.TurnVoice) }},
+	{"speak_speed", func(s *Settings) any { return &s.SpeakSpeed }, func(s Settings) error {
+		if s.SpeakSpeed < 0.5 || s.SpeakSpeed > 1.5 {
+			return fmt.Errorf("speed %g is outside 0.5 to 1.5", s.SpeakSpeed)
+		}
+		return nil
+	}},
+	{"expressivity", func(s *Settings) any { return &s.Expressivity }, func(s Settings) error {
+		if s.Expressivity < -2 || s.Expressivity > 2 {
+			return fmt.Errorf("expressivity %d is outside -2 to 2", s.Expressivity)
+		}
+		return nil
+	}},
+	{"save_encoding", func(s *Settings) any { return &s.SaveEncoding }, func(s Settings) error {
+		if !isWord(s.SaveEncoding) {
+			return fmt.Errorf("encoding %q is not a lower-case word", s.SaveEncoding)
+		}
+		return nil
+	}},
+	{"analyze_summary", func(s *Settings) any { return &s.AnalyzeSummary }, nil},
+	{"analyze_sentiment", func(s *Settings) any { return &s.AnalyzeSentiment }, nil},
+	{"analyze_topics", func(s *Settings) any { return &s.AnalyzeTopics }, nil},
+	{"analyze_intents", func(s *Settings) any { return &s.AnalyzeIntents }, nil},
+	{"file_summary", func(s *Settings) any { return &s.FileSummary }, nil},
+	{"file_sentiment", func(s *Settings) any { return &s.FileSentiment }, nil},
+	{"file_topics", func(s *Settings) any { return &s.FileTopics }, nil},
+	{"file_intents", func(s *Settings) any { return &s.FileIntents }, nil},
 }
 
 // Validate reports the first setting that is not acceptable, wrapped in

@@ -27,6 +27,10 @@ func TestSettingsRoundTrip(t *testing.T) {
 		Backend: BackendCustom, CustomURL: "https://speech.example.org:8443/base", Region: "eu",
 		InputDevice: "USB Audio Device, analogue stereo", ShortLivedTokens: true, Model: "nova-2",
 		Language: "de", Diarize: true, SmartFormat: false, InterimResults: false, ExportFormat: "vtt",
+		OutputDevice: "HDMI 2", Voice: "aura-2-julius-de", TurnVoice: "flux-alexis-en", SpeakSpeed: 1.25,
+		Expressivity: -2, SaveEncoding: "opus",
+		AnalyzeSummary: false, AnalyzeSentiment: true, AnalyzeTopics: false, AnalyzeIntents: true,
+		FileSummary: true, FileSentiment: false, FileTopics: true, FileIntents: false,
 	}
 	if err := d.SaveSettings(ctx, s); err != nil {
 		t.Fatal(err)
@@ -112,6 +116,14 @@ func TestSettingsValidate(t *testing.T) {
 		{"model with a space", func(s *Settings) { s.Model = "nova 3" }, false},
 		{"empty model is the service's default", func(s *Settings) { s.Model = "" }, true},
 		{"export format", func(s *Settings) { s.ExportFormat = "SRT" }, false},
+		{"slowest speed", func(s *Settings) { s.SpeakSpeed = 0.5 }, true},
+		{"fastest speed", func(s *Settings) { s.SpeakSpeed = 1.5 }, true},
+		{"speed too slow", func(s *Settings) { s.SpeakSpeed = 0.45 }, false},
+		{"speed too fast", func(s *Settings) { s.SpeakSpeed = 1.55 }, false},
+		{"expressivity -2", func(s *Settings) { s.Expressivity = -2 }, true},
+		{"expressivity 3", func(s *Settings) { s.Expressivity = 3 }, false},
+		{"voice with a space", func(s *Settings) { s.Voice = "aura 2" }, false},
+		{"save encoding", func(s *Settings) { s.SaveEncoding = "MP3" }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
