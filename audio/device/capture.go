@@ -1,6 +1,7 @@
-// Package device captures audio from the machine's input devices through
-// miniaudio (malgo). It is apart from package audio so that what decodes
-// audio, such as the local engine, does not link a device library.
+// Package device captures audio from the machine's input devices and plays
+// audio on its outputs, through miniaudio (malgo). It is apart from package
+// audio so that what decodes audio, such as the local engine, does not link
+// a device library.
 package device
 
 import (
@@ -75,18 +76,23 @@ type Device struct {
 // are listed. ctx is checked before the backend is asked; the query itself
 // cannot be interrupted.
 func InputDevices(ctx context.Context, backends ...malgo.Backend) ([]Device, error) {
+	return listDevices(ctx, microphone, backends)
+}
+
+// listDevices lists the devices of one kind; see InputDevices.
+func listDevices(ctx context.Context, kind deviceKind, backends []malgo.Backend) ([]Device, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var log backendLog
 	mctx, err := initContext(backends, &log)
 	if err != nil {
-		return nil, fmt.Errorf("audio: list microphones: %w", err)
+		return nil, fmt.Errorf("audio: list %ss: %w", kind.noun, err)
 	}
 	defer freeContext(mctx)
-	infos, err := mctx.Devices(malgo.Capture)
+	infos, err := mctx.Devices(kind.typ)
 	if err != nil {
-		return nil, fmt.Errorf("audio: list microphones: %w", classify(err, &log))
+		return nil, fmt.Errorf("audio: list %ss: %w", kind.noun, kind.classify(err, &log))
 	}
 	devs := make([]Device, len(infos))
 	for i := range infos {
@@ -212,7 +218,7 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 		return nil, fmt.Errorf("audio: open microphone: %w", err)
 	}
 	if id != nil {
-		if err := checkDeviceExists(mctx, *id, cfg.DeviceID, &log); err != nil {
+		if err := microphone.checkExists(mctx, *id, cfg.DeviceID, &log); err != nil {
 			freeContext(mctx)
 			return nil, fmt.Errorf("audio: open microphone: %w", err)
 		}
@@ -238,7 +244,7 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 	})
 	pin.Unpin()
 	if err != nil {
-		if id == nil && errors.Is(err, malgo.ErrFailedToOpenBackendDevice) && !hasCaptureDevices(mctx) {
+		if id == nil && errors.Is(err, malgo.ErrFailedToOpenBackendDevice) && !microphone.hasDevices(mctx) {
 			err = describe(ErrNoDevice, err, &log) // nothing to open, rather than busy
 		} else {
 			err = classify(err, &log)
@@ -403,43 +409,69 @@ func freeContext(mctx *malgo.AllocatedContext) {
 	mctx.Free()
 }
 
-func hasCaptureDevices(mctx *malgo.AllocatedContext) bool {
-	infos, err := mctx.Devices(malgo.Capture)
+// deviceKind is what differs between microphones and speakers when
+// opening and listing them: miniaudio's device type, the noun for messages
+// and the plain-words errors.
+type deviceKind struct {
+	typ         malgo.DeviceType
+	noun        string
+	noDevice    error // nothing to open
+	unavailable error // there, but busy or refusing
+	denied      error // refused by a privacy setting
+}
+
+// microphone is the kind of device Capture opens.
+var microphone = deviceKind{
+	typ:         malgo.Capture,
+	noun:        "microphone",
+	noDevice:    ErrNoDevice,
+	unavailable: ErrDeviceUnavailable,
+	denied:      ErrPermissionDenied,
+}
+
+func (k deviceKind) hasDevices(mctx *malgo.AllocatedContext) bool {
+	infos, err := mctx.Devices(k.typ)
 	return err == nil && len(infos) > 0
 }
 
-// checkDeviceExists reports ErrNoDevice for a configured device that is not
-// connected, which miniaudio would report in backend-specific ways.
-func checkDeviceExists(mctx *malgo.AllocatedContext, id malgo.DeviceID, name string, log *backendLog) error {
-	infos, err := mctx.Devices(malgo.Capture)
+// checkExists reports the kind's no-device error for a configured device
+// that is not connected, which miniaudio would report in backend-specific
+// ways.
+func (k deviceKind) checkExists(mctx *malgo.AllocatedContext, id malgo.DeviceID, name string, log *backendLog) error {
+	infos, err := mctx.Devices(k.typ)
 	if err != nil {
-		return classify(err, log)
+		return k.classify(err, log)
 	}
 	for i := range infos {
 		if infos[i].ID == id {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: the microphone %q is not connected", ErrNoDevice, name)
+	return fmt.Errorf("%w: the %s %q is not connected", k.noDevice, k.noun, name)
 }
 
-// classify wraps a miniaudio error in the matching plain-words error, with
-// the backend's last message when there is one.
-func classify(err error, log *backendLog) error {
+// classify wraps a miniaudio error from opening a microphone in the
+// matching plain-words error, with the backend's last message when there
+// is one.
+func classify(err error, log *backendLog) error { return microphone.classify(err, log) }
+
+// classify wraps a miniaudio error in the kind's matching plain-words
+// error, with the backend's last message when there is one.
+func (k deviceKind) classify(err error, log *backendLog) error {
 	var kind error
 	switch {
 	case errors.Is(err, malgo.ErrNoBackend), errors.Is(err, malgo.ErrFailedToInitBackend),
 		errors.Is(err, malgo.ErrAPINotFound):
 		kind = ErrNoAudioBackend
 	case errors.Is(err, malgo.ErrNoDevice), errors.Is(err, malgo.ErrDoesNotExist):
-		kind = ErrNoDevice
+		kind = k.noDevice
 	case errors.Is(err, malgo.ErrAccessDenied):
-		kind = ErrPermissionDenied
+		kind = k.denied
 	case errors.Is(err, malgo.ErrBusy), errors.Is(err, malgo.ErrAlreadyInUse),
 		errors.Is(err, malgo.ErrFailedToOpenBackendDevice), errors.Is(err, malgo.ErrFailedToStartBackendDevice),
 		errors.Is(err, malgo.ErrShareModeNotSupported), errors.Is(err, malgo.ErrFormatNotSupported),
 		errors.Is(err, malgo.ErrDeviceTypeNotSupported), errors.Is(err, malgo.ErrUnavailable):
-		kind = ErrDeviceUnavailable
+		kind = k.unavailable
 	}
 	return describe(kind, err, log)
 }
@@ -519,13 +551,13 @@ func ParseDeviceID(s string) (malgo.DeviceID, error) {
 	if rest, ok := strings.CutPrefix(s, hexIDPrefix); ok {
 		b, err := hex.DecodeString(rest)
 		if err != nil || len(b) == 0 || len(b) > len(id) {
-			return id, fmt.Errorf("invalid microphone ID %q: want %q followed by 1 to %d bytes in hexadecimal", s, hexIDPrefix, len(id))
+			return id, fmt.Errorf("invalid device ID %q: want %q followed by 1 to %d bytes in hexadecimal", s, hexIDPrefix, len(id))
 		}
 		copy(id[:], b)
 		return id, nil
 	}
 	if s == "" || len(s) > len(id) || !printableASCII([]byte(s)) {
-		return id, fmt.Errorf("invalid microphone ID %q: want 1 to %d printable ASCII characters, or %q and hexadecimal", s, len(id), hexIDPrefix)
+		return id, fmt.Errorf("invalid device ID %q: want 1 to %d printable ASCII characters, or %q and hexadecimal", s, len(id), hexIDPrefix)
 	}
 	copy(id[:], s)
 	return id, nil
