@@ -92,3 +92,31 @@ func (l *ModelList) ListenModels() []STTModel {
 func IsTurnAwareModel(model string) bool {
 	return strings.HasPrefix(strings.ToLower(model), "flux-general-")
 }
+
+// SpeakVoices returns the voices usable on /v1/speak: the aura voices.
+// A flux voice is served on /v2/speak only and is never among them.
+func (l *ModelList) SpeakVoices() []TTSModel {
+	return l.voices(IsAuraVoice)
+}
+
+// TurnVoices returns the voices usable on /v2/speak (turn-based
+// synthesis): the flux voices. An aura voice is never among them.
+func (l *ModelList) TurnVoices() []TTSModel {
+	return l.voices(IsFluxVoice)
+}
+
+// voices returns the voices whose canonical name (or, when the service
+// sent none, name) is of a family.
+func (l *ModelList) voices(family func(string) bool) []TTSModel {
+	var out []TTSModel
+	for _, m := range l.TTS {
+		name := m.CanonicalName
+		if name == "" {
+			name = m.Name
+		}
+		if family(name) {
+			out = append(out, m)
+		}
+	}
+	return out
+}

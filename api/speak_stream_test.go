@@ -1,0 +1,425 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/earshot-app/earshot/api"
+)
+
+// speakServer is a WebSocket server of one speak path (plus
+// /v1/auth/grant) that records handshakes and runs session on every
+// accepted connection. Its cleanup stops every session and waits for it.
+type speakServer struct {
+	*httptest.Server
+	ctx context.Context
+	wg  sync.WaitGroup
+
+	session func(ctx context.Context, c *websocket.Conn)
+
+	mu         sync.Mutex
+	handshakes []recordedRequest
+	rawQueries []string
+	grants     int
+}
+
+func newSpeakServer(t *testing.T, path string, session func(ctx context.Context, c *websocket.Conn)) *speakServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &speakServer{ctx: ctx, session: session}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+api.PathAuthGrant, func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.grants++
+		n := s.grants
+		s.mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{"access_token": "jwt-" + strconv.Itoa(n), "expires_in": 30})
+	})
+	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		s.wg.Add(1)
+		defer s.wg.Done()
+		s.mu.Lock()
+		s.handshakes = append(s.handshakes, recordedRequest{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"),
+			UserAgent: r.Header.Get("User-Agent"), Query: r.URL.Query()})
+		s.rawQueries = append(s.rawQueries, r.URL.RawQuery)
+		s.mu.Unlock()
+		w.Header().Set(api.HeaderRequestID, "speak-req-1")
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			t.Errorf("accept: %v", err)
+			return
+		}
+		defer c.CloseNow()
+		s.session(s.ctx, c)
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(func() {
+		cancel()
+		s.Close()
+		s.wg.Wait()
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	})
+	return s
+}
+
+func (s *speakServer) client(t *testing.T, cfg api.Config) *api.Client {
+	t.Helper()
+	base, err := api.ParseBaseURL(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Endpoint.Base = base
+	if cfg.APIKey == "" && cfg.AccessToken == "" {
+		cfg.APIKey = "KEY"
+	}
+	c, err := api.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (s *speakServer) handshakeCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.handshakes)
+}
+
+func (s *speakServer) handshake(t *testing.T, i int) (recordedRequest, string) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.handshakes) {
+		t.Fatalf("%d handshakes, want at least %d", len(s.handshakes), i+1)
+	}
+	return s.handshakes[i], s.rawQueries[i]
+}
+
+// testFlushLimit stands for the service's 20 flushes a minute, kept small.
+const testFlushLimit = 2
+
+// scriptedSpeak is a small /v1/speak server built on the package's own
+// types, as the local engine uses them: Metadata first; each Speak is
+// answered with one binary frame per character; Flush with Flushed, or
+// beyond testFlushLimit with the EXCESSIVE_FLUSH warning; Clear with
+// Cleared; Close with a normal close. Every frame received is sent on got
+// when the session ends.
+func scriptedSpeak(got chan<- []wsFrame) func(ctx context.Context, c *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		var frames []wsFrame
+		defer func() { got <- frames }()
+		if writeText(ctx, c, api.SpeakMetadata{RequestID: "speak-req-1", ModelName: "aura-2-thalia-en", ModelVersion: "v", ModelUUID: "u"}) != nil {
+			return
+		}
+		flushes, clears := 0, 0
+		for {
+			typ, data, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			frames = append(frames, wsFrame{binary: typ == websocket.MessageBinary, data: data})
+			m, err := api.DecodeSpeakClientMessage(data)
+			if err != nil {
+				_ = c.Close(websocket.StatusUnsupportedData, "DATA-0000 unrecognized command")
+				return
+			}
+			switch m := m.(type) {
+			case *api.SpeakText:
+				if m.Text == "" {
+					_ = c.Close(websocket.StatusPolicyViolation, "Input text contains no characters.")
+					return
+				}
+				_ = c.Write(ctx, websocket.MessageBinary, make([]byte, 2*len(m.Text)))
+			case *api.SpeakFlush:
+				if flushes >= testFlushLimit {
+					_ = writeText(ctx, c, api.SpeakWarning{Code: api.CodeExcessiveFlush, Description: "Rate limit exceeded for flushes. Please try again later."})
+					continue
+				}
+				_ = writeText(ctx, c, api.Flushed{SequenceID: flushes})
+				flushes++
+			case *api.SpeakClear:
+				_ = writeText(ctx, c, api.Cleared{SequenceID: clears})
+				clears++
+			case *api.SpeakClose:
+				_ = c.Close(websocket.StatusNormalClosure, "")
+				return
+			}
+		}
+	}
+}
+
+// speakStream opens a /v1/speak stream that the test's cleanup closes.
+func speakStream(t *testing.T, c *api.Client, opts api.SpeakOptions) *api.SpeakStream {
+	t.Helper()
+	st, err := c.SpeakStream(testContext(t), opts)
+	if err != nil {
+		t.Fatalf("SpeakStream: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func nextSpeak(t *testing.T, st *api.SpeakStream) api.SpeakMessage {
+	t.Helper()
+	m, err := st.Next(testContext(t))
+	if err != nil {
+		t.Fatalf("Next: %v", err)
+	}
+	return m
+}
+
+func TestSpeakStreamHandshake(t *testing.T) {
+	opts := api.SpeakOptions{Model: "aura-2-thalia-en", Encoding: "linear16", SampleRate: 16000, Speed: 1.2, Tag: []string{"a b"}, MipOptOut: true}
+	tests := []struct {
+		name       string
+		cfg        api.Config
+		wantAuth   string
+		wantGrants int
+	}{
+		{"key", api.Config{APIKey: "KEY"}, "Token KEY", 0},
+		{"access token", api.Config{APIKey: "KEY", AccessToken: "JWT"}, "Bearer JWT", 0},
+		{"short-lived token", api.Config{APIKey: "KEY", ShortLivedTokens: true}, "Bearer jwt-1", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkNoLeak(t)
+			got := make(chan []wsFrame, 1)
+			srv := newSpeakServer(t, api.PathSpeak, scriptedSpeak(got))
+			st := speakStream(t, srv.client(t, tt.cfg), opts)
+			if st.RequestID() != "speak-req-1" {
+				t.Errorf("RequestID %q", st.RequestID())
+			}
+			hs, raw := srv.handshake(t, 0)
+			if hs.Method != http.MethodGet || hs.Path != api.PathSpeak || hs.Auth != tt.wantAuth {
+				t.Errorf("handshake %+v", hs)
+			}
+			if want := "encoding=linear16&mip_opt_out=true&model=aura-2-thalia-en&sample_rate=16000&speed=1.2&tag=a+b"; raw != want {
+				t.Errorf("dialled query %s, want %s", raw, want)
+			}
+			parsed, unknown, err := api.ParseSpeakOptions(hs.Query)
+			if err != nil || len(unknown) != 0 || parsed.Validate(api.Streaming) != nil {
+				t.Errorf("the engine reads %+v %v %v", parsed, unknown, err)
+			}
+			srv.mu.Lock()
+			grants := srv.grants
+			srv.mu.Unlock()
+			if grants != tt.wantGrants {
+				t.Errorf("%d grants, want %d", grants, tt.wantGrants)
+			}
+			if m, ok := nextSpeak(t, st).(*api.SpeakMetadata); !ok || m.RequestID != "speak-req-1" || m.ModelName != "aura-2-thalia-en" {
+				t.Errorf("first message %#v, want Metadata", m)
+			}
+			if err := st.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			<-got
+		})
+	}
+}
+
+func TestSpeakStreamRefusedLocally(t *testing.T) {
+	srv := newSpeakServer(t, api.PathSpeak, func(ctx context.Context, c *websocket.Conn) {})
+	c := srv.client(t, api.Config{})
+	tests := []struct {
+		name string
+		opts api.SpeakOptions
+		want string
+	}{
+		{"mp3", api.SpeakOptions{Encoding: "mp3"}, "encoding"},
+		{"container", api.SpeakOptions{Container: "wav"}, "container"},
+		{"bit rate", api.SpeakOptions{BitRate: 32000}, "bit_rate"},
+		{"callback", api.SpeakOptions{Callback: "https://example.com/cb"}, "callback"},
+		{"priority", api.SpeakOptions{Priority: "low"}, "priority"},
+		{"flux voice", api.SpeakOptions{Model: "flux-kit-en"}, "model"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := c.SpeakStream(testContext(t), tt.opts)
+			if err == nil {
+				st.Close()
+			}
+			checkOptionErr(t, "SpeakStream", err, bad(tt.want))
+		})
+	}
+	if n := srv.handshakeCount(); n != 0 {
+		t.Errorf("%d handshakes for refused options", n)
+	}
+}
+
+func TestSpeakStreamWire(t *testing.T) {
+	checkNoLeak(t)
+	got := make(chan []wsFrame, 1)
+	srv := newSpeakServer(t, api.PathSpeak, scriptedSpeak(got))
+	st := speakStream(t, srv.client(t, api.Config{}), api.SpeakOptions{Model: "aura-2-thalia-en"})
+	ctx := testContext(t)
+
+	if _, ok := nextSpeak(t, st).(*api.SpeakMetadata); !ok {
+		t.Fatal("no Metadata first")
+	}
+	if err := st.Speak(ctx, ""); !errors.Is(err, api.ErrEmptyText) {
+		t.Fatalf("Speak(\"\") = %v, want ErrEmptyText", err)
+	}
+	if err := st.Speak(ctx, "Hello"); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := nextSpeak(t, st).(*api.SpeakAudio); !ok || len(a.Data) != 10 {
+		t.Fatalf("got %#v, want 10 bytes of audio", a)
+	}
+	for i := range testFlushLimit {
+		if err := st.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if f, ok := nextSpeak(t, st).(*api.Flushed); !ok || f.SequenceID != i {
+			t.Fatalf("got %#v, want Flushed %d", f, i)
+		}
+	}
+	// One flush too many: the service's warning reaches the caller.
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := nextSpeak(t, st).(*api.SpeakWarning); !ok || w.Code != api.CodeExcessiveFlush {
+		t.Fatalf("got %#v, want the EXCESSIVE_FLUSH warning", w)
+	}
+	if err := st.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := nextSpeak(t, st).(*api.Cleared); !ok || c.SequenceID != 0 {
+		t.Fatalf("got %#v, want Cleared 0", c)
+	}
+	if err := st.CloseStream(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := st.Next(ctx); !errors.Is(err, io.EOF) {
+		t.Fatalf("after Close: %#v, %v; want io.EOF", m, err)
+	}
+	if err := st.Flush(ctx); !errors.Is(err, api.ErrClosed) {
+		t.Errorf("Flush after the close = %v, want ErrClosed", err)
+	}
+	frames := <-got
+	want := []string{`text{"type":"Speak","text":"Hello"}`, `text{"type":"Flush"}`, `text{"type":"Flush"}`, `text{"type":"Flush"}`,
+		`text{"type":"Clear"}`, `text{"type":"Close"}`}
+	if len(frames) != len(want) {
+		t.Fatalf("server got %v, want %v", frames, want)
+	}
+	for i, f := range frames {
+		if f.String() != want[i] {
+			t.Errorf("frame %d: %s, want %s", i, f, want[i])
+		}
+	}
+}
+
+// TestSpeakStreamSlowsDownOnDATA0001 checks the pacing policy: after the
+// service says characters arrive too fast, the stream halves the rate it
+// measured and waits accordingly, and halves again on each repeat.
+func TestSpeakStreamSlowsDownOnDATA0001(t *testing.T) {
+	checkNoLeak(t)
+	type arrival struct {
+		at   time.Time
+		text string
+	}
+	arrivals := make(chan arrival, 16)
+	rateTooHigh := make(chan bool, 4) // true: as an Error message, false: as a Warning
+	session := func(ctx context.Context, c *websocket.Conn) {
+		go func() {
+			for {
+				select {
+				case asError := <-rateTooHigh:
+					var m any = api.SpeakWarning{Code: api.CodeRateTooHigh, Description: "Character submission rate too high."}
+					if asError {
+						m = api.StreamError{Type: api.TypeError, Code: api.CodeRateTooHigh, Description: "Character submission rate too high."}
+					}
+					if writeText(ctx, c, m) != nil {
+						return
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		for {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			if m, err := api.DecodeSpeakClientMessage(data); err == nil {
+				if s, ok := m.(*api.SpeakText); ok {
+					arrivals <- arrival{time.Now(), s.Text}
+				}
+			}
+		}
+	}
+	srv := newSpeakServer(t, api.PathSpeak, session)
+	st := speakStream(t, srv.client(t, api.Config{}), api.SpeakOptions{})
+	ctx := testContext(t)
+
+	// Unlimited at first: 400 characters leave at once.
+	if st.CharRate() != 0 {
+		t.Fatalf("CharRate %v before any DATA-0001", st.CharRate())
+	}
+	start := time.Now()
+	for range 4 {
+		if err := st.Speak(ctx, strings.Repeat("a", 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("unlimited sends took %v", d)
+	}
+	for range 4 {
+		<-arrivals
+	}
+	// DATA-0001: 400 characters in the 2 s window is 200 a second; the
+	// stream holds itself to half that.
+	rateTooHigh <- false
+	if w, ok := nextSpeak(t, st).(*api.SpeakWarning); !ok || w.Code != api.CodeRateTooHigh {
+		t.Fatalf("got %#v, want the DATA-0001 warning", w)
+	}
+	if r := st.CharRate(); r != 100 {
+		t.Fatalf("CharRate %v after DATA-0001, want 100", r)
+	}
+	// Nothing leaves at once: 50 characters wait 0.5 s, 50 more 0.5 s more.
+	before := time.Now()
+	for range 2 {
+		if err := st.Speak(ctx, strings.Repeat("b", 50)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-arrivals
+	second := <-arrivals
+	if d := second.at.Sub(before); d < 950*time.Millisecond {
+		t.Errorf("100 characters at 100 a second arrived after %v, want at least 1 s", d)
+	}
+	// A repeat, this time as an Error message, halves the limit again.
+	rateTooHigh <- true
+	if e, ok := nextSpeak(t, st).(*api.StreamError); !ok || e.Err().Code != api.CodeRateTooHigh {
+		t.Fatalf("got %#v, want the DATA-0001 error", e)
+	}
+	if r := st.CharRate(); r != 50 {
+		t.Fatalf("CharRate %v after the second DATA-0001, want 50", r)
+	}
+	// A wait is bounded by the caller's context; the characters not sent
+	// are given back.
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := st.Speak(short, strings.Repeat("c", 25)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Speak under a short deadline = %v", err)
+	}
+	before = time.Now()
+	if err := st.Speak(ctx, strings.Repeat("d", 25)); err != nil {
+		t.Fatal(err)
+	}
+	// Under 1.5 s: the time since the last send counts towards the wait.
+	if a := <-arrivals; a.text != strings.Repeat("d", 25) || a.at.Sub(before) < 350*time.Millisecond || a.at.Sub(before) > 1500*time.Millisecond {
+		t.Errorf("25 characters at 50 a second arrived after %v (%q), want about 0.5 s", a.at.Sub(before), a.text)
+	}
+}
