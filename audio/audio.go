@@ -1,8 +1,10 @@
 // Package audio is Earshot's audio layer, without network: raw PCM formats
 // (linear16, linear32, G.711 mu-law and A-law), container detection and
-// decoding (WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus), streaming decoding of
-// audio that arrives in arbitrary chunks, resampling, mixing to mono, and WAV
-// encoding; and live audio as a [Source] of frames: the microphone
+// decoding (WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus, AAC in ADTS), streaming
+// decoding of audio that arrives in arbitrary chunks, resampling, mixing to
+// mono, WAV encoding, and streaming encoding of every text-to-speech output
+// format ([Encoder]: linear16, mu-law and A-law raw or in WAV, MP3, Ogg Opus,
+// FLAC, AAC); and live audio as a [Source] of frames: the microphone
 // ([OpenCapture], through miniaudio) or a recording replayed from memory
 // ([Replay]), with level metering ([Level], [Meter]) and conversion of the
 // frames for a streaming speech service ([FrameConverter]).
@@ -80,6 +82,7 @@ const (
 	ContainerFLAC
 	ContainerOggVorbis
 	ContainerOggOpus
+	ContainerAAC // AAC in ADTS framing
 )
 
 // String returns a short lower-case name such as "wav" or "ogg-opus".
@@ -97,6 +100,8 @@ func (c Container) String() string {
 		return "ogg-vorbis"
 	case ContainerOggOpus:
 		return "ogg-opus"
+	case ContainerAAC:
+		return "aac"
 	default:
 		return "unknown"
 	}

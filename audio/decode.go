@@ -10,11 +10,11 @@ import (
 // compressed input one StreamDecoder call sees.
 const decodeReadSize = 32 << 10
 
-// Decode reads a whole containerised file (WAV, MP3, FLAC, Ogg Vorbis or Ogg
-// Opus, detected from its first bytes) from r and returns its samples. It
-// checks ctx between reads. Undecodable input gives an error matching
-// ErrUndecodable; more than MaxDecodeSamples samples gives ErrTooLarge (use a
-// StreamDecoder for long recordings).
+// Decode reads a whole containerised file (WAV, MP3, FLAC, Ogg Vorbis, Ogg
+// Opus or AAC in ADTS, detected from its first bytes) from r and returns its
+// samples. It checks ctx between reads. Undecodable input gives an error
+// matching ErrUndecodable; more than MaxDecodeSamples samples gives
+// ErrTooLarge (use a StreamDecoder for long recordings).
 func Decode(ctx context.Context, r io.Reader) (*Buffer, error) {
 	d, err := NewStreamDecoder(Format{})
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 const detectLimit = 3 * maxOggPage
 
 // Detect reports the container of audio from its first bytes. It needs only
-// a few bytes for most containers (12 for WAV) and the first Ogg page for
-// Ogg; with too few bytes, or bytes of no supported container, it returns
-// ContainerUnknown. RIFX and RF64 files are reported as ContainerWAV, since
+// a few bytes for most containers (12 for WAV, 7 for AAC in ADTS) and the
+// first Ogg page for Ogg; with too few bytes, or bytes of no supported
+// container, it returns ContainerUnknown. RIFX and RF64 files are reported as ContainerWAV, since
 // they are WAV files, but decoding refuses them with a clear error. A file
 // starting with an ID3 tag is reported as ContainerMP3 (what nearly every
 // tagged file is); the decoders look past the tag.
@@ -64,6 +64,8 @@ func sniff(b []byte, atEOF bool) (c Container, needMore bool, err error) {
 		return ContainerMP3, false, nil
 	case hasPrefix(b, "OggS"):
 		return sniffOgg(b, atEOF)
+	case isADTSSync(b):
+		return sniffADTS(b, atEOF)
 	case len(b) >= 4 && b[0] == 0xFF && b[1]&0xE0 == 0xE0:
 		if err := checkMPEGHeader(b); err != nil {
 			return ContainerUnknown, false, err
@@ -71,9 +73,9 @@ func sniff(b []byte, atEOF bool) (c Container, needMore bool, err error) {
 		return ContainerMP3, false, nil
 	}
 	if name := knownUnsupported(b); name != "" {
-		return ContainerUnknown, false, undecodable("%s is not supported (use WAV, MP3, FLAC, Ogg Vorbis or Ogg Opus)", name)
+		return ContainerUnknown, false, undecodable("%s is not supported (use WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus or AAC)", name)
 	}
-	return ContainerUnknown, false, undecodable("the bytes are not a known audio container (WAV, MP3, FLAC, Ogg Vorbis or Ogg Opus)")
+	return ContainerUnknown, false, undecodable("the bytes are not a known audio container (WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus or AAC)")
 }
 
 // sniffOgg walks the begin-of-stream pages at the start of an Ogg stream and
@@ -155,7 +157,7 @@ func checkMPEGHeader(b []byte) error {
 	rate := (b[2] >> 2) & 3
 	switch {
 	case b[1]&0xF6 == 0xF0:
-		return undecodable("AAC (ADTS) audio is not supported")
+		return undecodable("AAC (ADTS) audio behind an ID3 tag is not supported")
 	case version == 1 || layer == 0 || bitrate == 15 || rate == 3:
 		return undecodable("the bytes start with an invalid MPEG audio frame header")
 	case layer != 1:

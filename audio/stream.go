@@ -26,12 +26,16 @@ type streamImpl interface {
 //
 // It works in one of two modes, chosen when it is created: raw PCM of a
 // given Format, or containerised audio whose container (WAV, MP3, FLAC, Ogg
-// Vorbis, Ogg Opus) is detected from the first bytes. Raw PCM costs no
-// allocation per chunk once the output buffer has grown to the chunk size.
+// Vorbis, Ogg Opus, AAC in ADTS) is detected from the first bytes. Raw PCM
+// costs no allocation per chunk once the output buffer has grown to the chunk
+// size.
 //
 // MP3 and FLAC are decoded by pull-based libraries; for those the
-// StreamDecoder owns a goroutine, which Close stops and waits for. Always
-// call Close when done.
+// StreamDecoder owns a goroutine, which Close stops and waits for. AAC is
+// decoded by an ffmpeg subprocess that the StreamDecoder owns: its output
+// arrives asynchronously, so a Decode call returns what ffmpeg has decoded so
+// far (Decode(nil) polls for more without input) and Flush the rest; Close
+// kills the process and waits for it. Always call Close when done.
 //
 // A StreamDecoder is not safe for concurrent use: one goroutine pushes the
 // chunks and reads the results.
@@ -243,6 +247,8 @@ func newContainerStream(c Container) (streamImpl, error) {
 		}), nil
 	case ContainerMP3:
 		return newPullStream(runTagged), nil
+	case ContainerAAC:
+		return newAACStream(), nil
 	}
 	return nil, undecodable("no decoder for container %v", c)
 }

@@ -1,0 +1,375 @@
+package audio
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// AAC in ADTS framing (ISO/IEC 13818-7, 14496-3), the format of the
+// service's aac output. Go has no AAC codec, so both directions run FFmpeg
+// (its native AAC encoder and decoder) as a subprocess: PCM or ADTS on
+// stdin, the other on stdout, streaming. The package parses the ADTS
+// headers itself, to detect the format and report its layout, and never
+// lets the subprocess outlive its owner.
+
+// adtsHeaderLen is the size of an ADTS header without its optional CRC.
+const adtsHeaderLen = 7
+
+var adtsRates = [...]int{96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350}
+
+// adtsHeader is what matters of one ADTS frame header.
+type adtsHeader struct {
+	rate       int
+	channels   int
+	frameBytes int // the whole frame, header included
+}
+
+// isADTSSync reports whether b (two bytes or more) starts with the ADTS
+// syncword and layer 0, which tells ADTS from MPEG audio sharing the sync.
+func isADTSSync(b []byte) bool {
+	return len(b) >= 2 && b[0] == 0xFF && b[1]&0xF6 == 0xF0
+}
+
+// parseADTSHeader checks the 7-byte header at the start of b, which must
+// start with the ADTS sync, and returns an ErrUndecodable error saying what
+// is wrong for any header FFmpeg could not decode.
+func parseADTSHeader(b []byte) (adtsHeader, error) {
+	var h adtsHeader
+	profile := b[2] >> 6
+	rateIndex := int(b[2]>>2) & 0xF
+	chanConfig := int(b[2]&1)<<2 | int(b[3]>>6)
+	h.frameBytes = int(b[3]&3)<<11 | int(b[4])<<3 | int(b[5]>>5)
+	minBytes := adtsHeaderLen
+	if b[1]&1 == 0 {
+		minBytes += 2 // CRC
+	}
+	switch {
+	case profile == 2:
+		return h, undecodable("AAC Scalable Sample Rate profile is not supported")
+	case rateIndex >= len(adtsRates):
+		return h, undecodable("AAC (ADTS) header has an invalid sample rate index %d", rateIndex)
+	case chanConfig == 0:
+		return h, undecodable("AAC with a program-defined channel layout is not supported")
+	case h.frameBytes < minBytes:
+		return h, undecodable("AAC (ADTS) frame length %d is shorter than its header", h.frameBytes)
+	}
+	h.rate = adtsRates[rateIndex]
+	h.channels = chanConfig
+	if chanConfig == 7 {
+		h.channels = 8
+	}
+	return h, nil
+}
+
+// sniffADTS decides on a stream that starts with the ADTS sync.
+func sniffADTS(b []byte, atEOF bool) (Container, bool, error) {
+	if len(b) < adtsHeaderLen {
+		if atEOF {
+			return ContainerUnknown, false, undecodable("the stream ends inside its first AAC (ADTS) header")
+		}
+		return ContainerUnknown, true, nil
+	}
+	if _, err := parseADTSHeader(b); err != nil {
+		return ContainerUnknown, false, err
+	}
+	return ContainerAAC, false, nil
+}
+
+// stderrTail keeps the last bytes FFmpeg wrote to stderr, for error
+// messages. exec copies stderr into it from its own goroutine.
+type stderrTail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const stderrKeep = 2048
+
+func (s *stderrTail) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf = append(s.buf, p...)
+	if len(s.buf) > stderrKeep {
+		s.buf = append(s.buf[:0], s.buf[len(s.buf)-stderrKeep:]...)
+	}
+	return len(p), nil
+}
+
+func (s *stderrTail) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.TrimSpace(string(s.buf))
+}
+
+// errOutputLimit is set when a subprocess produced more output than its
+// owner would hold; the process is killed.
+var errOutputLimit = errors.New("output limit exceeded")
+
+// ffmpegProc runs FFmpeg as a filter: bytes in on stdin, bytes out on
+// stdout. A reader goroutine, owned by the ffmpegProc, moves stdout into a
+// buffer as it arrives, so FFmpeg never blocks on a full pipe and writing
+// stdin never deadlocks; take hands the buffered output to the owner's
+// goroutine. finish or kill stop the process and wait for it and for the
+// reader.
+type ffmpegProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the reader has seen stdout end
+	stderr stderrTail
+	limit  int // bytes of output the buffer may hold
+
+	mu     sync.Mutex
+	out    []byte
+	outErr error
+
+	waited bool
+	result error
+}
+
+// ffmpegPath finds the ffmpeg program; an error wraps exec.ErrNotFound when
+// it is not installed.
+func ffmpegPath() (string, error) {
+	p, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		return "", fmt.Errorf("AAC needs the ffmpeg program: %w", err)
+	}
+	return p, nil
+}
+
+// startFFmpeg starts ffmpeg with args (after the common quiet options). It
+// is killed when ctx ends or kill is called.
+func startFFmpeg(ctx context.Context, args []string, limit int) (*ffmpegProc, error) {
+	path, err := ffmpegPath()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	base := []string{"-hide_banner", "-nostats", "-loglevel", "error", "-threads", "1"}
+	cmd := exec.CommandContext(ctx, path, append(base, args...)...)
+	p := &ffmpegProc{cmd: cmd, cancel: cancel, done: make(chan struct{}), limit: limit}
+	cmd.Stderr = &p.stderr
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("ffmpeg: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("ffmpeg: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("start ffmpeg: %w", err)
+	}
+	go p.read(stdout)
+	return p, nil
+}
+
+func (p *ffmpegProc) read(stdout io.Reader) {
+	defer close(p.done)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := stdout.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			if len(p.out)+n > p.limit {
+				p.outErr = errOutputLimit
+				p.mu.Unlock()
+				p.cancel() // kill: the owner sees outErr
+				_, _ = io.Copy(io.Discard, stdout)
+				return
+			}
+			p.out = append(p.out, buf[:n]...)
+			p.mu.Unlock()
+		}
+		if err != nil {
+			return // EOF, or the pipe closed by Wait after a kill
+		}
+	}
+}
+
+// write sends b to FFmpeg's stdin.
+func (p *ffmpegProc) write(b []byte) error {
+	if _, err := p.stdin.Write(b); err != nil {
+		return p.failure(fmt.Errorf("write to ffmpeg: %w", err))
+	}
+	return nil
+}
+
+// take appends the output received so far to dst.
+func (p *ffmpegProc) take(dst []byte) ([]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	dst = append(dst, p.out...)
+	p.out = p.out[:0]
+	return dst, p.outErr
+}
+
+// finish closes stdin, waits for FFmpeg to write the rest and exit, and
+// appends the remaining output to dst.
+func (p *ffmpegProc) finish(dst []byte) ([]byte, error) {
+	_ = p.stdin.Close()
+	<-p.done
+	dst, err := p.take(dst)
+	if werr := p.wait(); werr != nil {
+		return dst, werr
+	}
+	return dst, err
+}
+
+// wait reaps the process once; it must run after the reader is done.
+func (p *ffmpegProc) wait() error {
+	if !p.waited {
+		p.waited = true
+		err := p.cmd.Wait()
+		p.cancel()
+		if err != nil {
+			p.result = p.failure(err)
+		}
+	}
+	return p.result
+}
+
+// failure describes an FFmpeg failure with what it said on stderr.
+func (p *ffmpegProc) failure(err error) error {
+	p.mu.Lock()
+	outErr := p.outErr
+	p.mu.Unlock()
+	if outErr != nil {
+		return outErr
+	}
+	if msg := p.stderr.String(); msg != "" {
+		return fmt.Errorf("ffmpeg: %w: %s", err, msg)
+	}
+	return fmt.Errorf("ffmpeg: %w", err)
+}
+
+// kill stops FFmpeg at once and waits for it and the reader.
+func (p *ffmpegProc) kill() {
+	p.cancel()
+	_ = p.stdin.Close()
+	<-p.done
+	_ = p.wait()
+}
+
+// aacStream decodes an ADTS stream with an FFmpeg subprocess, which it owns:
+// the subprocess starts with the first bytes and is killed by close.
+// Decoded audio arrives asynchronously, so each decode returns what FFmpeg
+// has output by then and flush returns the rest; the total does not depend
+// on how the input is chunked. FFmpeg is told the rate and channels of the
+// first header, so HE-AAC (whose header gives the core rate) is output at
+// that rate, without its spectral band replication.
+type aacStream struct {
+	proc    *ffmpegProc
+	info    Info
+	hasInfo bool
+	raw     []byte // output bytes not yet a whole frame of float32
+}
+
+func newAACStream() *aacStream { return &aacStream{} }
+
+func (a *aacStream) Info() (Info, bool) { return a.info, a.hasInfo }
+
+func (a *aacStream) start(p []byte) error {
+	h, err := parseADTSHeader(p)
+	if err != nil {
+		return err
+	}
+	if err := checkLayout(h.rate, h.channels); err != nil {
+		return undecodable("AAC: %v", err)
+	}
+	a.info = Info{Container: ContainerAAC, SampleRate: h.rate, Channels: h.channels}
+	a.hasInfo = true
+	args := []string{
+		"-probesize", "32", "-analyzeduration", "0",
+		"-f", "aac", "-i", "pipe:0",
+		"-map", "0:a:0", "-ac", strconv.Itoa(h.channels), "-ar", strconv.Itoa(h.rate),
+		"-f", "f32le", "-flush_packets", "1", "pipe:1",
+	}
+	proc, err := startFFmpeg(context.Background(), args, 4*chunkLimit)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUndecodable, err)
+	}
+	a.proc = proc
+	return nil
+}
+
+// decode passes p to FFmpeg and returns what it has decoded so far; an
+// empty p only collects that output, so a caller may poll.
+func (a *aacStream) decode(dst []float32, p []byte) ([]float32, error) {
+	if a.proc == nil {
+		if len(p) == 0 {
+			return dst, nil
+		}
+		if err := a.start(p); err != nil {
+			return dst, err
+		}
+	}
+	if len(p) > 0 {
+		if err := a.proc.write(p); err != nil {
+			// FFmpeg stopped reading: it refused the input. Its exit
+			// status and message say why.
+			if _, ferr := a.proc.finish(nil); ferr != nil {
+				err = ferr
+			}
+			return dst, a.procError(err)
+		}
+	}
+	var err error
+	a.raw, err = a.proc.take(a.raw)
+	if err != nil {
+		a.proc.kill()
+		return dst, a.procError(err)
+	}
+	return a.samples(dst), nil
+}
+
+func (a *aacStream) flush(dst []float32) ([]float32, error) {
+	if a.proc == nil {
+		return dst, undecodable("AAC stream ends before its first frame")
+	}
+	var err error
+	a.raw, err = a.proc.finish(a.raw)
+	if err != nil {
+		return dst, a.procError(err)
+	}
+	dst = a.samples(dst)
+	if len(dst) > chunkLimit {
+		return dst[:0], errChunkTooLarge()
+	}
+	return dst, nil
+}
+
+// samples moves the whole frames of raw into dst.
+func (a *aacStream) samples(dst []float32) []float32 {
+	frame := 4 * a.info.Channels
+	n := len(a.raw) / frame * frame
+	dst, out := grow(dst, n/4)
+	for i := range out {
+		out[i] = sanitize(math.Float32frombits(binary.LittleEndian.Uint32(a.raw[4*i:])))
+	}
+	a.raw = append(a.raw[:0], a.raw[n:]...)
+	return dst
+}
+
+// procError maps a subprocess failure to the package's errors.
+func (a *aacStream) procError(err error) error {
+	if errors.Is(err, errOutputLimit) {
+		return errChunkTooLarge()
+	}
+	return fmt.Errorf("%w: AAC decoding failed: %w", ErrUndecodable, err)
+}
+
+func (a *aacStream) close() {
+	if a.proc != nil {
+		a.proc.kill()
+	}
+}
