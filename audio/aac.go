@@ -139,7 +139,7 @@ type ffmpegProc struct {
 func ffmpegPath() (string, error) {
 	p, err := exec.LookPath("ffmpeg")
 	if err != nil {
-		return "", fmt.Errorf("AAC needs the ffmpeg program: %w", err)
+		return "", fmt.Errorf("the ffmpeg program is needed: %w", err)
 	}
 	return p, nil
 }
@@ -260,116 +260,143 @@ func (p *ffmpegProc) kill() {
 	_ = p.wait()
 }
 
-// aacStream decodes an ADTS stream with an FFmpeg subprocess, which it owns:
-// the subprocess starts with the first bytes and is killed by close.
-// Decoded audio arrives asynchronously, so each decode returns what FFmpeg
-// has output by then and flush returns the rest; the total does not depend
-// on how the input is chunked. FFmpeg is told the rate and channels of the
-// first header, so HE-AAC (whose header gives the core rate) is output at
-// that rate, without its spectral band replication.
-type aacStream struct {
+// ffmpegStream decodes a compressed stream with an FFmpeg subprocess, which
+// it owns: start launches it and close kills it. Decoded audio arrives
+// asynchronously, so each decode returns what FFmpeg has output by then and
+// flush returns the rest; the total does not depend on how the input is
+// chunked. FFmpeg is told the rate and channels the stream's first header
+// gives, so the output layout is the one Info reports.
+type ffmpegStream struct {
+	codec   string // the codec's name, for messages
 	proc    *ffmpegProc
 	info    Info
-	hasInfo bool
 	raw     []byte // output bytes not yet a whole frame of float32
+	decoded bool   // some audio has come out
 }
 
-func newAACStream() *aacStream { return &aacStream{} }
-
-func (a *aacStream) Info() (Info, bool) { return a.info, a.hasInfo }
-
-func (a *aacStream) start(p []byte) error {
-	h, err := parseADTSHeader(p)
-	if err != nil {
-		return err
-	}
-	if err := checkLayout(h.rate, h.channels); err != nil {
-		return undecodable("AAC: %v", err)
-	}
-	a.info = Info{Container: ContainerAAC, SampleRate: h.rate, Channels: h.channels}
-	a.hasInfo = true
+// start runs FFmpeg on input in the given demuxer format (FFmpeg's -f),
+// decoding to info's rate and channels. An error matches ErrUndecodable
+// and, when FFmpeg is not installed, exec.ErrNotFound.
+func (f *ffmpegStream) start(codec, demuxer string, info Info) error {
+	f.codec, f.info = codec, info
 	args := []string{
 		"-probesize", "32", "-analyzeduration", "0",
-		"-f", "aac", "-i", "pipe:0",
-		"-map", "0:a:0", "-ac", strconv.Itoa(h.channels), "-ar", strconv.Itoa(h.rate),
+		"-f", demuxer, "-i", "pipe:0",
+		"-map", "0:a:0", "-ac", strconv.Itoa(info.Channels), "-ar", strconv.Itoa(info.SampleRate),
 		"-f", "f32le", "-flush_packets", "1", "pipe:1",
 	}
 	proc, err := startFFmpeg(context.Background(), args, 4*chunkLimit)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUndecodable, err)
+		return fmt.Errorf("%w: %s: %w", ErrUndecodable, codec, err)
 	}
-	a.proc = proc
+	f.proc = proc
 	return nil
 }
 
+func (f *ffmpegStream) Info() (Info, bool) { return f.info, f.proc != nil }
+
 // decode passes p to FFmpeg and returns what it has decoded so far; an
-// empty p only collects that output, so a caller may poll.
+// empty p only collects that output, so a caller may poll. start must have
+// succeeded.
+func (f *ffmpegStream) decode(dst []float32, p []byte) ([]float32, error) {
+	if len(p) > 0 {
+		if err := f.proc.write(p); err != nil {
+			// FFmpeg stopped reading: it refused the input. Its exit
+			// status and message say why.
+			if _, ferr := f.proc.finish(nil); ferr != nil {
+				err = ferr
+			}
+			return dst, f.procError(err)
+		}
+	}
+	var err error
+	f.raw, err = f.proc.take(f.raw)
+	if err != nil {
+		f.proc.kill()
+		return dst, f.procError(err)
+	}
+	return f.samples(dst), nil
+}
+
+// flush ends FFmpeg's input and returns the rest of its output. A stream
+// from which nothing at all could be decoded is an error.
+func (f *ffmpegStream) flush(dst []float32) ([]float32, error) {
+	var err error
+	f.raw, err = f.proc.finish(f.raw)
+	if err != nil {
+		return dst, f.procError(err)
+	}
+	dst = f.samples(dst)
+	if len(dst) > chunkLimit {
+		return dst[:0], errChunkTooLarge()
+	}
+	if !f.decoded {
+		return dst, undecodable("no %s frame could be decoded", f.codec)
+	}
+	return dst, nil
+}
+
+// samples moves the whole frames of raw into dst.
+func (f *ffmpegStream) samples(dst []float32) []float32 {
+	frame := 4 * f.info.Channels
+	n := len(f.raw) / frame * frame
+	if n > 0 {
+		f.decoded = true
+	}
+	dst, out := grow(dst, n/4)
+	for i := range out {
+		out[i] = sanitize(math.Float32frombits(binary.LittleEndian.Uint32(f.raw[4*i:])))
+	}
+	f.raw = append(f.raw[:0], f.raw[n:]...)
+	return dst
+}
+
+// procError maps a subprocess failure to the package's errors.
+func (f *ffmpegStream) procError(err error) error {
+	if errors.Is(err, errOutputLimit) {
+		return errChunkTooLarge()
+	}
+	return fmt.Errorf("%w: %s decoding failed: %w", ErrUndecodable, f.codec, err)
+}
+
+func (f *ffmpegStream) close() {
+	if f.proc != nil {
+		f.proc.kill()
+	}
+}
+
+// aacStream decodes an ADTS stream with FFmpeg (see ffmpegStream), started
+// with the first bytes, whose header gives the layout. FFmpeg is told the
+// rate and channels of the first header, so HE-AAC (whose header gives the
+// core rate) is output at that rate, without its spectral band replication.
+type aacStream struct {
+	ffmpegStream
+}
+
+func newAACStream() *aacStream { return &aacStream{} }
+
 func (a *aacStream) decode(dst []float32, p []byte) ([]float32, error) {
 	if a.proc == nil {
 		if len(p) == 0 {
 			return dst, nil
 		}
-		if err := a.start(p); err != nil {
+		h, err := parseADTSHeader(p)
+		if err != nil {
+			return dst, err
+		}
+		if err := checkLayout(h.rate, h.channels); err != nil {
+			return dst, undecodable("AAC: %v", err)
+		}
+		if err := a.start("AAC", "aac", Info{Container: ContainerAAC, SampleRate: h.rate, Channels: h.channels}); err != nil {
 			return dst, err
 		}
 	}
-	if len(p) > 0 {
-		if err := a.proc.write(p); err != nil {
-			// FFmpeg stopped reading: it refused the input. Its exit
-			// status and message say why.
-			if _, ferr := a.proc.finish(nil); ferr != nil {
-				err = ferr
-			}
-			return dst, a.procError(err)
-		}
-	}
-	var err error
-	a.raw, err = a.proc.take(a.raw)
-	if err != nil {
-		a.proc.kill()
-		return dst, a.procError(err)
-	}
-	return a.samples(dst), nil
+	return a.ffmpegStream.decode(dst, p)
 }
 
 func (a *aacStream) flush(dst []float32) ([]float32, error) {
 	if a.proc == nil {
 		return dst, undecodable("AAC stream ends before its first frame")
 	}
-	var err error
-	a.raw, err = a.proc.finish(a.raw)
-	if err != nil {
-		return dst, a.procError(err)
-	}
-	dst = a.samples(dst)
-	if len(dst) > chunkLimit {
-		return dst[:0], errChunkTooLarge()
-	}
-	return dst, nil
-}
-
-// samples moves the whole frames of raw into dst.
-func (a *aacStream) samples(dst []float32) []float32 {
-	frame := 4 * a.info.Channels
-	n := len(a.raw) / frame * frame
-	dst, out := grow(dst, n/4)
-	for i := range out {
-		out[i] = sanitize(math.Float32frombits(binary.LittleEndian.Uint32(a.raw[4*i:])))
-	}
-	a.raw = append(a.raw[:0], a.raw[n:]...)
-	return dst
-}
-
-// procError maps a subprocess failure to the package's errors.
-func (a *aacStream) procError(err error) error {
-	if errors.Is(err, errOutputLimit) {
-		return errChunkTooLarge()
-	}
-	return fmt.Errorf("%w: AAC decoding failed: %w", ErrUndecodable, err)
-}
-
-func (a *aacStream) close() {
-	if a.proc != nil {
-		a.proc.kill()
-	}
+	return a.ffmpegStream.flush(dst)
 }

@@ -148,7 +148,7 @@ func oggCodec(p []byte) (c Container, name string, ok bool) {
 	return ContainerUnknown, "an unknown codec", true
 }
 
-// checkMPEGHeader tells MP3 (MPEG-1/2 layer III) from the other formats that
+// checkMPEGHeader tells MP3 (MPEG-1, 2 or 2.5 layer III) from the other formats that
 // share the 11-bit frame sync, so the error can name them.
 func checkMPEGHeader(b []byte) error {
 	version := (b[1] >> 3) & 3 // 0: MPEG 2.5, 1: reserved, 2: MPEG-2, 3: MPEG-1
@@ -162,8 +162,6 @@ func checkMPEGHeader(b []byte) error {
 		return undecodable("the bytes start with an invalid MPEG audio frame header")
 	case layer != 1:
 		return undecodable("MPEG layer %s audio is not supported, only layer III (MP3)", map[byte]string{2: "II", 3: "I"}[layer])
-	case version == 0:
-		return undecodable("MPEG 2.5 MP3 (8-12 kHz) is not supported")
 	case bitrate == 0:
 		return undecodable("free-format MP3 is not supported")
 	}

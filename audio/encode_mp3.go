@@ -22,12 +22,11 @@ const mp3Chunk = 4096
 // mp3Encoder encodes mono MP3 (MPEG-2 layer III at 22.05 kHz, constant bit
 // rate) with libmp3lame. The bit reservoir is off, so every frame decodes on
 // its own: a client may start or cut the stream at any frame, and decoders
-// that mishandle the reservoir of low-rate MPEG-2 streams (go-mp3, which
-// this package uses, garbles 22.05 kHz 32 kbit/s audio that borrows from
-// more than the previous frame) play it correctly. No Xing/LAME tag is
-// written: it belongs in the
-// first frame but holds totals known only at the end, so a streamed file
-// cannot carry it. Decoders therefore play LAME's encoder delay (576
+// that mishandle the reservoir of low-rate MPEG-2 streams (go-mp3 garbles
+// 22.05 kHz 32 kbit/s audio that borrows from more than the previous frame;
+// this package decodes MPEG-2 through ffmpeg for that reason) play it
+// correctly. No Xing/LAME tag is written: it belongs in the first frame but
+// holds totals known only at the end, so a streamed file cannot carry it. Decoders therefore play LAME's encoder delay (576
 // samples plus the decoder's 529) as leading silence, as with any streamed
 // MP3.
 type mp3Encoder struct {

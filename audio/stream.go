@@ -30,9 +30,10 @@ type streamImpl interface {
 // costs no allocation per chunk once the output buffer has grown to the chunk
 // size.
 //
-// MP3 and FLAC are decoded by pull-based libraries; for those the
-// StreamDecoder owns a goroutine, which Close stops and waits for. AAC is
-// decoded by an ffmpeg subprocess that the StreamDecoder owns: its output
+// MPEG-1 MP3 and FLAC are decoded by pull-based libraries; for those the
+// StreamDecoder owns a goroutine, which Close stops and waits for. AAC and
+// MPEG-2/2.5 MP3 (8-24 kHz, which go-mp3 garbles) are decoded by an ffmpeg
+// subprocess that the StreamDecoder owns: its output
 // arrives asynchronously, so a Decode call returns what ffmpeg has decoded so
 // far (Decode(nil) polls for more without input) and Flush the rest; Close
 // kills the process and waits for it. Always call Close when done.
@@ -246,7 +247,7 @@ func newContainerStream(c Container) (streamImpl, error) {
 			return runFLAC(bufio.NewReader(r), s)
 		}), nil
 	case ContainerMP3:
-		return newPullStream(runTagged), nil
+		return newMPEGStream(), nil
 	case ContainerAAC:
 		return newAACStream(), nil
 	}
