@@ -702,13 +702,9 @@ func TestBatchRefusals(t *testing.T) {
 		msg    string // exact; "" to check the prefix only
 		prefix string
 	}{
-		{"summarize=v2", 400, api.CodeBadRequest, "The local engine does not offer summarize yet.", ""},
-		{"summarize=true", 400, api.CodeBadRequest, "The local engine does not offer summarize yet.", ""},
-		{"topics=true", 400, api.CodeBadRequest, "The local engine does not offer topics yet.", ""},
-		{"custom_topic=phones", 400, api.CodeBadRequest, "The local engine does not offer topics yet.", ""},
-		{"intents=true", 400, api.CodeBadRequest, "The local engine does not offer intents yet.", ""},
-		{"custom_intent=buy", 400, api.CodeBadRequest, "The local engine does not offer intents yet.", ""},
-		{"sentiment=true", 400, api.CodeBadRequest, "The local engine does not offer sentiment yet.", ""},
+		{"custom_topic=phones", 400, api.CodeBadRequest, "The local engine does not offer custom_topic yet.", ""},
+		{"custom_intent=buy", 400, api.CodeBadRequest, "The local engine does not offer custom_intent yet.", ""},
+		{"multichannel=true&summarize=v2", 400, api.CodeBadRequest, "The local engine does not offer summarize, sentiment, topics and intents on multichannel audio yet.", ""},
 		{"keyterm=earshot", 400, api.CodeBadRequest, "The local engine does not offer keyterm yet.", ""},
 		{"keywords=earshot:2", 400, api.CodeBadRequest, "The local engine does not offer keywords yet.", ""},
 		{"search=man", 400, api.CodeBadRequest, "The local engine does not offer search yet.", ""},

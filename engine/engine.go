@@ -222,7 +222,7 @@ func (e *Engine) routes(h host) map[string]route {
 	r[api.PathListenV2] = route{methods: map[string]http.HandlerFunc{"WS": e.handleTurnStream}}
 	r[api.PathSpeak] = route{notOffered: "text-to-speech (/v1/speak)"}
 	r[api.PathSpeakV2] = route{notOffered: "turn-based text-to-speech (/v2/speak)"}
-	r[api.PathRead] = route{notOffered: "text intelligence (/v1/read)"}
+	r[api.PathRead] = route{methods: map[string]http.HandlerFunc{http.MethodPost: e.handleRead}}
 	return r
 }
 

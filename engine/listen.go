@@ -62,18 +62,6 @@ var notOfferedParams = []struct {
 	{"callback", func(o *api.ListenOptions) bool { return o.Callback != "" || o.CallbackMethod != "" }},
 }
 
-// batchIntelligence are the audio-intelligence features of batch
-// transcription, which arrive with the text-analysis work.
-var batchIntelligence = []struct {
-	name string
-	set  func(*api.ListenOptions) bool
-}{
-	{"summarize", func(o *api.ListenOptions) bool { return o.Summarize != "" }},
-	{"topics", func(o *api.ListenOptions) bool { return o.Topics || len(o.CustomTopic) > 0 }},
-	{"intents", func(o *api.ListenOptions) bool { return o.Intents || len(o.CustomIntent) > 0 }},
-	{"sentiment", func(o *api.ListenOptions) bool { return o.Sentiment }},
-}
-
 // planListen reads and checks a /v1/listen query. Every refusal is an
 // *api.OptionError with the status, code and message to answer.
 func (e *Engine) planListen(q url.Values, mode api.Mode) (*listenPlan, error) {
@@ -99,11 +87,6 @@ func (e *Engine) planListen(q url.Values, mode api.Mode) (*listenPlan, error) {
 	}
 	if !englishOnly(o.Language) {
 		return nil, badRequest(fmt.Sprintf("%s The local engine recognises English only, not %q.", msgNoSuchModel, o.Language))
-	}
-	for _, f := range batchIntelligence {
-		if f.set(&o) && mode == api.Batch {
-			return nil, notOffered(f.name)
-		}
 	}
 	for _, f := range notOfferedParams {
 		if f.set(&o) {

@@ -23,6 +23,7 @@ import (
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/engine/diarize"
 	"github.com/earshot-app/earshot/engine/format"
+	"github.com/earshot-app/earshot/engine/intel"
 )
 
 // Limits of batch transcription.
@@ -37,6 +38,9 @@ const (
 // body {"url": ...} naming audio to fetch.
 func (e *Engine) handleListenBatch(w http.ResponseWriter, r *http.Request) {
 	plan, err := e.planListen(r.URL.Query(), api.Batch)
+	if err == nil {
+		err = checkListenIntelligence(&plan.opts)
+	}
 	if err != nil {
 		writeOptionError(w, r, err)
 		return
@@ -292,10 +296,14 @@ func (e *Engine) transcribeAudio(ctx context.Context, plan *listenPlan, audioIn 
 		info := plan.diarizeVersion.Info()
 		resp.Metadata.DiarizeInfo = &api.DiarizeInfo{ModelUUID: info.ModelUUID, Arch: info.Arch}
 	}
+	var analysed []string // the first channel's words, as analysed
 	for ch, pcm := range audioIn.channels {
-		alt, err := e.transcribeChannel(ctx, plan, pcm)
+		alt, words, err := e.transcribeChannel(ctx, plan, pcm)
 		if err != nil {
 			return nil, err
+		}
+		if ch == 0 {
+			analysed = words
 		}
 		resp.Results.Channels = append(resp.Results.Channels, api.ResultChannel{Alternatives: []api.Alternative{alt}})
 		if plan.opts.Utterances {
@@ -317,31 +325,45 @@ func (e *Engine) transcribeAudio(ctx context.Context, plan *listenPlan, audioIn 
 			resp.Results.Utterances = []api.Utterance{}
 		}
 	}
+	if iopts := listenIntelOptions(&plan.opts); iopts != (intel.Options{}) {
+		if err := analyseTranscript(ctx, iopts, analysed, resp); err != nil {
+			return nil, err
+		}
+	}
 	return resp, nil
 }
 
-// transcribeChannel recognises one channel of 16 kHz mono audio.
-func (e *Engine) transcribeChannel(ctx context.Context, plan *listenPlan, pcm []int16) (api.Alternative, error) {
+// transcribeChannel recognises one channel of 16 kHz mono audio. With
+// audio intelligence requested it also returns the channel's words as the
+// analysis reads them (see analysisWords).
+func (e *Engine) transcribeChannel(ctx context.Context, plan *listenPlan, pcm []int16) (api.Alternative, []string, error) {
 	dec, release, err := e.asr.decoder(ctx, plan.postSpeech)
 	if err != nil {
-		return api.Alternative{}, err
+		return api.Alternative{}, nil, err
 	}
 	results, err := dec.Transcribe(ctx, pcm)
 	release()
 	if err != nil {
-		return api.Alternative{}, fmt.Errorf("recognise: %w", err)
+		return api.Alternative{}, nil, fmt.Errorf("recognise: %w", err)
 	}
 	words, boundaries := wordsOf(results)
 	if plan.diarize && len(words) > 0 {
 		words, err = diarize.Diarize(ctx, plan.diarizeVersion, diarize.FromInt16(pcm), words)
 		if err != nil {
-			return api.Alternative{}, fmt.Errorf("diarize: %w", err)
+			return api.Alternative{}, nil, fmt.Errorf("diarize: %w", err)
 		}
 	}
 	sh := plan.shape(words, boundaries, true)
 	alt := sh.alt
 	alt.Entities = sh.entities
-	return alt, nil
+	var analysed []string
+	if listenIntelOptions(&plan.opts) != (intel.Options{}) {
+		if len(alt.Words) != len(words) {
+			boundaries = nil // they index the recogniser's words, which formatting joined
+		}
+		analysed = analysisWords(alt.Words, boundaries)
+	}
+	return alt, analysed, nil
 }
 
 func round6(x float64) float64 {
@@ -350,3 +372,83 @@ func round6(x float64) float64 {
 }
 
 func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// listenIntelOptions are the audio-intelligence features a batch request
+// asks for. summarize=true is served as summarize=v2 (results.summary);
+// the engine has no legacy per-alternative summaries.
+func listenIntelOptions(o *api.ListenOptions) intel.Options {
+	return intelOptions(o.Summarize != "", o.Sentiment, o.Topics, o.Intents)
+}
+
+// checkListenIntelligence refuses the audio-intelligence requests the
+// engine does not serve: custom topics and intents, and intelligence on
+// multichannel audio, where the service's single results block would have
+// to pick one channel's words.
+func checkListenIntelligence(o *api.ListenOptions) error {
+	switch {
+	case len(o.CustomTopic) > 0:
+		return notOffered("custom_topic")
+	case len(o.CustomIntent) > 0:
+		return notOffered("custom_intent")
+	case o.Multichannel && listenIntelOptions(o) != (intel.Options{}):
+		return notOffered("summarize, sentiment, topics and intents on multichannel audio")
+	}
+	return nil
+}
+
+// analysisWords returns each transcript word as the analysis reads it:
+// its punctuated form, so that sentences can be told apart. Without
+// punctuate or smart_format the words carry none, so they are punctuated
+// here, for the analysis only (punctuation never changes the number of
+// words); boundaries, when not nil, are the recogniser's utterance ends.
+func analysisWords(words []api.Word, boundaries []int) []string {
+	if len(words) > 0 && words[0].PunctuatedWord == "" {
+		if res := format.Apply(slices.Clone(words), format.Options{Punctuate: true, Boundaries: boundaries}); len(res.Words) == len(words) {
+			words = res.Words
+		}
+	}
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = w.Text()
+	}
+	return out
+}
+
+// analyseTranscript runs the requested audio intelligence on the first
+// channel's transcript and writes the results and their metadata into
+// resp. Segment word indexes are those of the channel's words array.
+func analyseTranscript(ctx context.Context, opts intel.Options, words []string, resp *api.ListenResponse) error {
+	// The analysed text is the words joined by spaces; a formatted word
+	// that holds a space ("[SSN_1]" never does, but a formatter may) maps
+	// each of its parts back to itself.
+	var b strings.Builder
+	var wordOf []int
+	for i, w := range words {
+		for _, f := range strings.Fields(w) {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(f)
+			wordOf = append(wordOf, i)
+		}
+	}
+	text := b.String()
+	res, err := intel.Analyze(ctx, text, opts)
+	if err != nil {
+		return fmt.Errorf("analyse transcript: %w", err)
+	}
+	word := func(k int) int {
+		if len(wordOf) == 0 {
+			return 0
+		}
+		return wordOf[min(max(k, 0), len(wordOf)-1)]
+	}
+	out := convertIntel(res, countTokens(text), word, opts)
+	if opts.Summarize {
+		resp.Results.Summary = &api.SummaryResult{Result: "success", Short: res.Summary}
+	}
+	resp.Results.Sentiments, resp.Results.Topics, resp.Results.Intents = out.sentiments, out.topics, out.intents
+	md := &resp.Metadata
+	md.SummaryInfo, md.SentimentInfo, md.TopicsInfo, md.IntentsInfo = out.summaryInfo, out.sentimentInfo, out.topicsInfo, out.intentsInfo
+	return nil
+}
