@@ -26,6 +26,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/engine/tts"
 )
 
 // Defaults of the engine's limits.
@@ -62,6 +63,8 @@ type Config struct {
 	IdleTimeout time.Duration
 	// Recognizer configures speech recognition.
 	Recognizer RecognizerConfig
+	// Speech configures speech synthesis (/v1/speak and /v2/speak).
+	Speech tts.Config
 	// Logger receives the engine's records; nil discards them. Keys and
 	// tokens are never logged.
 	Logger *slog.Logger
@@ -78,6 +81,7 @@ type Engine struct {
 	auth  *authenticator
 	limit *limiter
 	asr   *recognizer
+	tts   *tts.Synthesizer
 
 	// ctx is cancelled by Close; every stream's context derives from it.
 	ctx     context.Context
@@ -122,6 +126,11 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	synth, err := tts.New(cfg.Speech)
+	if err != nil {
+		asr.close()
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
 		cfg:    cfg,
@@ -130,6 +139,7 @@ func New(cfg Config) (*Engine, error) {
 		auth:   newAuthenticator(cfg.Key, signing, cfg.Now),
 		limit:  newLimiter(cfg.MaxConnections),
 		asr:    asr,
+		tts:    synth,
 		ctx:    ctx,
 		cancel: cancel,
 	}, nil
@@ -143,6 +153,7 @@ func (e *Engine) Close() error {
 		e.mu.Unlock()
 		e.cancel()
 		e.streams.Wait()
+		_ = e.tts.Close()
 		e.asr.close()
 	})
 	return nil
@@ -220,8 +231,8 @@ func (e *Engine) routes(h host) map[string]route {
 	r[api.PathAuthGrant] = route{methods: map[string]http.HandlerFunc{http.MethodPost: e.handleGrant}}
 	r[api.PathAuthToken] = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleTokenDetails}}
 	r[api.PathListenV2] = route{methods: map[string]http.HandlerFunc{"WS": e.handleTurnStream}}
-	r[api.PathSpeak] = route{notOffered: "text-to-speech (/v1/speak)"}
-	r[api.PathSpeakV2] = route{notOffered: "turn-based text-to-speech (/v2/speak)"}
+	r[api.PathSpeak] = route{methods: map[string]http.HandlerFunc{http.MethodPost: e.handleSpeak, "WS": e.handleSpeakStream}}
+	r[api.PathSpeakV2] = route{methods: map[string]http.HandlerFunc{http.MethodPost: e.handleSpeakV2, "WS": e.handleSpeechStream}}
 	r[api.PathRead] = route{methods: map[string]http.HandlerFunc{http.MethodPost: e.handleRead}}
 	return r
 }

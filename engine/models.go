@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/engine/tts"
 )
 
 // The speech-to-text model behind every /v1/listen name the engine
@@ -113,7 +114,60 @@ func (e *Engine) catalogue() api.ModelList {
 		list.STT = append(list.STT, sttRecord(n))
 	}
 	list.STT = append(list.STT, turnRecord())
+	for _, v := range tts.Voices() {
+		list.TTS = append(list.TTS, ttsRecord(v))
+	}
 	return list
+}
+
+// voiceRegions gives the regional language tag of a local voice's accent.
+var voiceRegions = map[string]string{
+	"American": "en-US", "Scottish": "en-GB", "Latin American": "es-419", "Castilian": "es-ES",
+	"Standard German": "de-DE", "Netherlands Dutch": "nl-NL", "Parisian French": "fr-FR",
+	"Standard Italian": "it-IT", "Standard Japanese": "ja-JP",
+}
+
+// voiceArch splits a voice's engine description ("flite 2.2 cmu_us_slt")
+// into the library, which is the architecture, and its version.
+func voiceArch(v tts.Voice) (arch, version string) {
+	f := strings.Fields(v.Engine)
+	if len(f) < 2 {
+		return v.Engine, ""
+	}
+	return f[0], f[1]
+}
+
+// voiceUUID identifies a voice, stably across runs.
+func voiceUUID(name string) string { return uuid.NewSHA1(modelNamespace, []byte(name)).String() }
+
+// ttsRecord is the model record of a voice. As the hosted service does,
+// name is the voice's short name and canonical_name the model name
+// clients ask for; architecture, version and engine name the library that
+// really speaks, and the metadata describes the local voice as it sounds.
+func ttsRecord(v tts.Voice) api.TTSModel {
+	arch, version := voiceArch(v)
+	short := strings.TrimSuffix(v.Name, "-"+v.Language)
+	short = short[strings.LastIndexByte(short, '-')+1:]
+	langs := []string{v.Language}
+	if r, ok := voiceRegions[v.Accent]; ok {
+		langs = append(langs, r)
+	}
+	tags := []string{string(v.Gender)}
+	useCases := []string{"general"}
+	if v.Family == tts.Flux {
+		tags = append(tags, "turn-based")
+		useCases = []string{"conversation", "agent"}
+	}
+	return api.TTSModel{
+		Name:          short,
+		CanonicalName: v.Name,
+		Architecture:  arch,
+		Languages:     langs,
+		Version:       version,
+		UUID:          voiceUUID(v.Name),
+		Metadata:      &api.TTSModelDetails{Accent: v.Accent, Tags: tags, UseCases: useCases},
+		Engine:        v.Engine,
+	}
 }
 
 // handleModels serves GET /v1/models.
@@ -132,7 +186,13 @@ func (e *Engine) handleModel(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, m := range list.TTS {
-		if m.Name == id || m.CanonicalName == id || m.UUID == id {
+		if m.CanonicalName == id || m.UUID == id {
+			writeJSON(w, http.StatusOK, m)
+			return
+		}
+	}
+	for _, m := range list.TTS {
+		if m.Name == id {
 			writeJSON(w, http.StatusOK, m)
 			return
 		}

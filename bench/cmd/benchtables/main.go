@@ -2,7 +2,7 @@
 // built on, side by side in one run, and prints the results as Markdown
 // tables for docs/benchmarks.md. `make bench` runs it.
 //
-//	go run ./cmd/benchtables [-only wer,stream,turns,app,intel] [-reps 5]
+//	go run ./cmd/benchtables [-only wer,stream,turns,app,intel,speak] [-reps 5]
 package main
 
 import (
@@ -22,7 +22,7 @@ import (
 const librivox = "/usr/share/pocketsphinx/test/data/librivox"
 
 func main() {
-	only := flag.String("only", "wer,stream,turns,app,intel", "comma-separated measurements to run: wer, stream, turns, app, intel")
+	only := flag.String("only", "wer,stream,turns,app,intel,speak", "comma-separated measurements to run: wer, stream, turns, app, intel, speak")
 	reps := flag.Int("reps", 5, "repetitions of each timed run")
 	runs := flag.Int("stream-runs", 3, "real-time streaming runs")
 	flag.Parse()
@@ -63,6 +63,10 @@ func run(ctx context.Context, only []string, reps, runs int) error {
 		case "intel":
 			if err := intelTable(ctx); err != nil {
 				return fmt.Errorf("intel: %w", err)
+			}
+		case "speak":
+			if err := speakTable(ctx, local); err != nil {
+				return fmt.Errorf("speak: %w", err)
 			}
 		case "":
 		default:

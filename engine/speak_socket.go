@@ -1,0 +1,329 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/engine/tts"
+)
+
+// Limits of the speak WebSockets.
+const (
+	// maxSpeakFrameBytes bounds one client message: a Speak carries text.
+	maxSpeakFrameBytes = 1 << 20
+	// speakOutQueue is how many frames may wait for the writer; beyond it
+	// synthesis waits, so a slow client slows synthesis down.
+	speakOutQueue = 64
+)
+
+// outFrame is one frame for a speak socket's writer.
+type outFrame struct {
+	binary bool
+	data   []byte
+	// stale, when set and true at write time, drops the frame: its audio
+	// or message was cleared or interrupted while it waited.
+	stale func() bool
+	// build, when set, makes the frame's messages at write time, from the
+	// writer's own bookkeeping (what audio has really been sent).
+	build func() [][]byte
+	// written runs after the frame was written.
+	written func()
+}
+
+// speakSocket is what both speak WebSockets share: the connection and four
+// goroutines, all owned by serve: the reader (frames in), the processor
+// (client messages to jobs and replies), the worker (jobs to audio) and
+// the writer (frames out, in order).
+type speakSocket struct {
+	e    *Engine
+	conn *websocket.Conn
+	rid  string
+	out  chan outFrame
+}
+
+// acceptSpeak upgrades the request. Every check must have been made.
+func (e *Engine) acceptSpeak(w http.ResponseWriter, r *http.Request) (*speakSocket, bool) {
+	conn, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return nil, false // Accept has answered
+	}
+	conn.SetReadLimit(maxSpeakFrameBytes)
+	return &speakSocket{e: e, conn: conn, rid: requestID(r.Context()), out: make(chan outFrame, speakOutQueue)}, true
+}
+
+// serve runs the socket: it sends first, runs work on its own goroutine
+// and process on this one until process returns how to close, then stops
+// the worker, lets the writer finish and closes the socket.
+func (s *speakSocket) serve(ctx context.Context, first any,
+	work func(ctx context.Context),
+	process func(ctx context.Context, in <-chan inbound, writeFailed, workDone <-chan struct{}) (websocket.StatusCode, string)) {
+	// As for the listen streams, the socket's I/O outlives the engine's
+	// Close by a moment so that the stream can still say goodbye.
+	ioCtx, ioCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer ioCancel()
+	in := make(chan inbound, 16)
+	stop := make(chan struct{})
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		s.read(ioCtx, in, stop)
+	}()
+	writeDone := make(chan struct{})
+	writeFailed := make(chan struct{})
+	go func() {
+		defer close(writeDone)
+		s.write(ioCtx, writeFailed)
+	}()
+	workCtx, workCancel := context.WithCancel(ctx)
+	defer workCancel()
+	workDone := make(chan struct{})
+	go func() {
+		defer close(workDone)
+		work(workCtx)
+	}()
+
+	s.sendMsg(ctx, first)
+	code, reason := process(ctx, in, writeFailed, workDone)
+
+	workCancel()
+	<-workDone
+	close(stop)
+	close(s.out)
+	select {
+	case <-writeDone:
+	case <-time.After(5 * time.Second):
+	}
+	_ = s.conn.Close(code, truncateReason(reason))
+	s.conn.CloseNow()
+	ioCancel()
+	<-readDone
+	<-writeDone
+}
+
+// read moves frames from the socket to the processor until reading fails;
+// once stop is closed it discards them.
+func (s *speakSocket) read(ctx context.Context, in chan<- inbound, stop <-chan struct{}) {
+	for {
+		typ, data, err := s.conn.Read(ctx)
+		f := inbound{binary: typ == websocket.MessageBinary, data: data, err: err}
+		select {
+		case in <- f:
+		case <-stop:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// write sends the frames in order, dropping the stale ones.
+func (s *speakSocket) write(ctx context.Context, failed chan<- struct{}) {
+	for f := range s.out {
+		if f.stale != nil && f.stale() {
+			continue
+		}
+		msgs := [][]byte{f.data}
+		if f.build != nil {
+			msgs = f.build()
+		}
+		typ := websocket.MessageText
+		if f.binary {
+			typ = websocket.MessageBinary
+		}
+		for _, m := range msgs {
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := s.conn.Write(wctx, typ, m)
+			cancel()
+			if err != nil {
+				close(failed)
+				for range s.out {
+					// Drain so that no sender blocks on a dead socket.
+				}
+				return
+			}
+		}
+		if f.written != nil {
+			f.written()
+		}
+	}
+}
+
+// waitWorker waits for the worker to finish the jobs queued before a
+// Close; it reports how the socket must close when it cannot.
+func waitWorker(ctx context.Context, writeFailed, workDone <-chan struct{}) (websocket.StatusCode, string, bool) {
+	select {
+	case <-workDone:
+		return websocket.StatusNormalClosure, "", true
+	case <-ctx.Done():
+		return websocket.StatusGoingAway, reasonShutdown, false
+	case <-writeFailed:
+		return websocket.StatusGoingAway, "", false
+	}
+}
+
+// queue hands a frame to the writer, or gives up when ctx ends.
+func (s *speakSocket) queue(ctx context.Context, f outFrame) bool {
+	select {
+	case s.out <- f:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// sendMsg queues a JSON message.
+func (s *speakSocket) sendMsg(ctx context.Context, msg any) {
+	s.queue(ctx, outFrame{data: s.encode(msg)})
+}
+
+// encode marshals a message; the messages are plain structs, so it cannot
+// fail short of a bug, which is logged.
+func (s *speakSocket) encode(msg any) []byte {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		s.e.log.Error("encode message", "request_id", s.rid, "err", err)
+		return []byte(`{"type":"Error","code":"NET-0000","description":"internal error"}`)
+	}
+	return b
+}
+
+// rawEncoder turns the voice's samples into the socket's raw frames.
+type rawEncoder struct {
+	enc audio.Encoding
+	pcm *pcmOut
+}
+
+func newRawEncoder(v tts.Voice, enc audio.Encoding, rate int) (*rawEncoder, error) {
+	p, err := newPCMOut(v.NativeRate, rate)
+	if err != nil {
+		return nil, err
+	}
+	return &rawEncoder{enc: enc, pcm: p}, nil
+}
+
+// frame encodes samples (converted to the output rate) into a new slice;
+// it returns the bytes and the number of output samples.
+func (r *rawEncoder) frame(f []float32) ([]byte, int) {
+	if len(f) == 0 {
+		return nil, 0
+	}
+	return audio.EncodePCM(nil, f, r.enc), len(f)
+}
+
+// jobQueue is the processor's queue of synthesis jobs for the worker. A
+// reset (Clear, Interrupt) cancels the job in progress and drops the
+// rest. It is safe for concurrent use.
+type jobQueue[J any] struct {
+	mu      sync.Mutex // guards the fields below
+	jobs    []J
+	ctx     context.Context // the jobs' context, replaced by reset
+	cancel  context.CancelFunc
+	closing bool // no more jobs: next reports false once the queue is empty
+	wake    chan struct{}
+}
+
+func newJobQueue[J any]() *jobQueue[J] {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &jobQueue[J]{ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
+}
+
+func (q *jobQueue[J]) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// push adds a job.
+func (q *jobQueue[J]) push(j J) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, j)
+	q.mu.Unlock()
+	q.signal()
+}
+
+// reset cancels the job in progress and drops the others; locked, when
+// set, runs under the queue's lock, so that it is ordered with the
+// worker's own locked steps (see locked).
+func (q *jobQueue[J]) reset(locked func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.cancel()
+	q.ctx, q.cancel = context.WithCancel(context.Background())
+	clear(q.jobs)
+	q.jobs = q.jobs[:0]
+	if locked != nil {
+		locked()
+	}
+}
+
+// locked runs f under the queue's lock.
+func (q *jobQueue[J]) locked(f func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	f()
+}
+
+// close says no more jobs will come.
+func (q *jobQueue[J]) close() {
+	q.mu.Lock()
+	q.closing = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+// stop releases the jobs' context.
+func (q *jobQueue[J]) stop() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.cancel()
+}
+
+// next waits for a job and returns it with a context that a reset
+// cancels; it reports false when ctx ends or the queue is closed and
+// empty.
+func (q *jobQueue[J]) next(ctx context.Context) (J, context.Context, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.jobs) > 0 {
+			j := q.jobs[0]
+			var zero J
+			q.jobs[0] = zero
+			q.jobs = q.jobs[1:]
+			jctx := q.ctx
+			q.mu.Unlock()
+			return j, jctx, true
+		}
+		closing := q.closing
+		q.mu.Unlock()
+		if closing {
+			var zero J
+			return zero, nil, false
+		}
+		select {
+		case <-q.wake:
+		case <-ctx.Done():
+			var zero J
+			return zero, nil, false
+		}
+	}
+}
+
+// jobContext derives the context of one job: it ends with the worker's
+// context or with a reset.
+func jobContext(worker, job context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(worker)
+	stop := context.AfterFunc(job, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+	}
+}
