@@ -343,6 +343,20 @@ func (d *DB) Response(ctx context.Context, sessionID int64) ([]byte, error) {
 	return body, nil
 }
 
+// ResponseText returns the text saved with a session's answer (the
+// transcript of a file, the document of an analysis), or ErrNotFound.
+func (d *DB) ResponseText(ctx context.Context, sessionID int64) (string, error) {
+	var text string
+	err := d.r.QueryRowContext(ctx, `SELECT transcript FROM responses WHERE session_id = ?`, sessionID).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: text of session %d: %w", sessionID, err)
+	}
+	return text, nil
+}
+
 func nullTime(t time.Time) sql.NullInt64 {
 	if t.IsZero() {
 		return sql.NullInt64{}

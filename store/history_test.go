@@ -263,6 +263,12 @@ func TestResponse(t *testing.T) {
 	if got, _ := d.Response(ctx, id); string(got) != string(body2) {
 		t.Errorf("a second SaveResponse did not replace the first: %s", got)
 	}
+	if text, err := d.ResponseText(ctx, id); err != nil || text != "general kenobi" {
+		t.Errorf("ResponseText = %q, %v; want the second text", text, err)
+	}
+	if _, err := d.ResponseText(ctx, id+100); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ResponseText of a missing session = %v, want ErrNotFound", err)
+	}
 	if hits, _ := d.Search(ctx, "hello", 10); len(hits) != 0 {
 		t.Errorf("the replaced transcript is still found: %+v", hits)
 	}
