@@ -38,7 +38,9 @@ type WorkspaceConfig struct {
 	Local LocalEngine
 	// Microphones, when nil, means no live capture is possible.
 	Microphones Microphones
-	Logger      *slog.Logger
+	// Speakers, when nil, means syntheses are kept but not played.
+	Speakers Speakers
+	Logger   *slog.Logger
 }
 
 // Workspace is what the app's views drive: the service chosen in the
@@ -165,6 +167,36 @@ func (w *Workspace) Microphones(ctx context.Context) ([]device.Device, error) {
 	return w.cfg.Microphones.Devices(ctx)
 }
 
+// Speakers lists the output devices.
+func (w *Workspace) Speakers(ctx context.Context) ([]device.Device, error) {
+	if w.cfg.Speakers == nil {
+		return nil, errors.New("this build cannot play audio")
+	}
+	return w.cfg.Speakers.Devices(ctx)
+}
+
+// Voices returns the voice playground on the connection the settings
+// choose, playing on the speaker they name and saving to history.
+func (w *Workspace) Voices(ctx context.Context) (*Voices, error) {
+	s, err := w.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return NewVoices(VoicesConfig{
+		Streamer:     ClientStreamer{Client: conn.Client},
+		Models:       func(ctx context.Context) (*api.ModelList, error) { return conn.Client.Models(ctx, false) },
+		Speakers:     w.cfg.Speakers,
+		OutputDevice: s.OutputDevice,
+		History:      w.cfg.History,
+		Backend:      conn.Name,
+		Logger:       w.log,
+	}), nil
+}
+
 // ListenOptions are the request options the settings choose for mode: the
 // options the app sends, and those `earshot transcribe` sends, so that a
 // command-line run matches the app's.
@@ -184,6 +216,12 @@ func ListenOptions(s store.Settings, mode api.Mode) api.ListenOptions {
 		o.Utterances = true
 		o.Paragraphs = true
 		o.DetectEntities = true // the file's result view lists them
+		// Audio intelligence, as the settings' File* toggles ask.
+		f := FileFeatures(s)
+		if f.Summary {
+			o.Summarize = "v2"
+		}
+		o.Sentiment, o.Topics, o.Intents = f.Sentiment, f.Topics, f.Intents
 	}
 	return o
 }

@@ -1,0 +1,535 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/store"
+)
+
+// MaxAnalysisBytes bounds a document read from a file or fetched to show
+// beside its analysis: 10 MiB is far more than the service's 150,000
+// tokens, and keeps a wrong file from filling memory.
+const MaxAnalysisBytes = 10 << 20
+
+// analysisFetchTimeout bounds fetching a document named by URL for the
+// source view.
+const analysisFetchTimeout = 15 * time.Second
+
+// Errors of an analysis that a person can act on.
+var (
+	// ErrEnglishOnly matches a request in a language other than English:
+	// text analysis (on the service and the local engine) reads English
+	// only.
+	ErrEnglishOnly = errors.New("text analysis works on English only")
+	// ErrNoInput matches a request with no text, file or URL, or with
+	// more than one of them.
+	ErrNoInput = errors.New("give one document to analyse: text, a file or a URL")
+	// ErrNoFeatures matches a request with every feature turned off.
+	ErrNoFeatures = errors.New("choose at least one of summary, sentiment, topics and intents")
+	// ErrNotText matches a file that is not UTF-8 text, or that is larger
+	// than MaxAnalysisBytes.
+	ErrNotText = errors.New("not a text document")
+)
+
+// Features are the analyses asked of a document or a transcript.
+type Features struct {
+	Summary, Sentiment, Topics, Intents bool
+}
+
+// AllFeatures asks for every analysis.
+func AllFeatures() Features {
+	return Features{Summary: true, Sentiment: true, Topics: true, Intents: true}
+}
+
+// Any reports whether any analysis is asked for.
+func (f Features) Any() bool { return f.Summary || f.Sentiment || f.Topics || f.Intents }
+
+// Names lists the analyses asked for, as the service's parameters name
+// them, for history and for people.
+func (f Features) Names() []string {
+	var out []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{f.Summary, "summarize"}, {f.Sentiment, "sentiment"}, {f.Topics, "topics"}, {f.Intents, "intents"}} {
+		if x.on {
+			out = append(out, x.name)
+		}
+	}
+	return out
+}
+
+// AnalyzeFeatures are the Analyze tab's feature toggles saved in s.
+func AnalyzeFeatures(s store.Settings) Features {
+	return Features{Summary: s.AnalyzeSummary, Sentiment: s.AnalyzeSentiment, Topics: s.AnalyzeTopics, Intents: s.AnalyzeIntents}
+}
+
+// SetAnalyzeFeatures stores f as the Analyze tab's toggles in s.
+func SetAnalyzeFeatures(s *store.Settings, f Features) {
+	s.AnalyzeSummary, s.AnalyzeSentiment, s.AnalyzeTopics, s.AnalyzeIntents = f.Summary, f.Sentiment, f.Topics, f.Intents
+}
+
+// FileFeatures are the audio intelligence the settings ask of file
+// transcriptions.
+func FileFeatures(s store.Settings) Features {
+	return Features{Summary: s.FileSummary, Sentiment: s.FileSentiment, Topics: s.FileTopics, Intents: s.FileIntents}
+}
+
+// ReadOptionsFor are the /v1/read options for f in language (English
+// when ""). Summaries are asked as v2, the current version.
+func ReadOptionsFor(language string, f Features) api.ReadOptions {
+	if strings.TrimSpace(language) == "" {
+		language = "en"
+	}
+	o := api.ReadOptions{Language: language, Sentiment: f.Sentiment, Topics: f.Topics, Intents: f.Intents}
+	if f.Summary {
+		o.Summarize = "v2"
+	}
+	return o
+}
+
+// checkReadOptions checks o as the service would before anything is
+// sent, in words a person can act on.
+func checkReadOptions(o api.ReadOptions, f Features) error {
+	if !f.Any() {
+		return ErrNoFeatures
+	}
+	err := o.CheckRequest()
+	var oe *api.OptionError
+	if errors.As(err, &oe) && oe.Param == "language" {
+		return fmt.Errorf("%w, and the language in Settings is %q: %w", ErrEnglishOnly, o.Language, err)
+	}
+	return err
+}
+
+// AnalysisInput is the document to analyse: exactly one of its fields.
+type AnalysisInput struct {
+	// Text is the document itself, pasted.
+	Text string
+	// Path is a plain-text or Markdown file on this computer, read here
+	// and sent as text.
+	Path string
+	// URL is a plain-text document the service fetches itself.
+	URL string
+}
+
+// Kinds of source of an analysis, as history's details name them.
+const (
+	SourceText = "text"
+	SourceFile = "file"
+	SourceURL  = "url"
+)
+
+// AnalysisPhase is the stage of an analysis.
+type AnalysisPhase int
+
+// Phases of an analysis.
+const (
+	AnalysisReading   AnalysisPhase = iota + 1 // the file is being read
+	AnalysisAnalysing                          // the service is working
+	AnalysisFetching                           // the document named by URL is fetched for the source view
+	AnalysisDone
+)
+
+// AnalysisResult is a finished analysis, fresh or reopened from history.
+type AnalysisResult struct {
+	// SessionID is its id in history; 0 when it was not saved.
+	SessionID int64
+	Title     string
+	// Source names the document for people: the file's name, the URL
+	// (never with credentials or query), or "Pasted text".
+	Source string
+	// SourceKind is SourceText, SourceFile or SourceURL.
+	SourceKind string
+	// Text is the document analysed; "" when a document named by URL
+	// could not be fetched for the source view (TextErr says why).
+	Text    string
+	TextErr error
+	// Features were asked for; Language is the request's.
+	Features Features
+	Language string
+	// Backend names the service that answered.
+	Backend  string
+	Created  time.Time
+	Response *api.ReadResponse
+
+	words *WordIndex
+}
+
+// Words indexes the words of Text, which the response's segments count.
+func (r *AnalysisResult) Words() *WordIndex {
+	if r.words == nil {
+		r.words = IndexWords(r.Text)
+	}
+	return r.words
+}
+
+// Passage returns the words startWord to endWord of the document, or
+// fallback (the segment's own text) when the document does not hold them.
+func (r *AnalysisResult) Passage(startWord, endWord int, fallback string) string {
+	if r.Text == "" {
+		return fallback
+	}
+	return r.Words().Passage(r.Text, startWord, endWord, fallback)
+}
+
+// Reader sends documents to text intelligence; *api.Client implements it.
+type Reader interface {
+	Read(ctx context.Context, in api.ReadRequest, opts api.ReadOptions) (*api.ReadResponse, error)
+}
+
+// AnalysisHistory is where analyses are saved; *store.DB implements it.
+// The service's answer is kept as the session's response, with the
+// document as its searchable text.
+type AnalysisHistory = FileHistory
+
+// AnalysisArchive reads analyses back; *store.DB implements it.
+type AnalysisArchive interface {
+	Session(ctx context.Context, id int64) (store.Session, error)
+	Response(ctx context.Context, sessionID int64) ([]byte, error)
+	ResponseText(ctx context.Context, sessionID int64) (string, error)
+}
+
+// analysisDetails is the JSON of an analysis session's details. It never
+// holds a credential: a URL is kept without its user information and
+// query.
+type analysisDetails struct {
+	Source     string   `json:"source"`
+	SourceKind string   `json:"source_kind"`
+	Features   []string `json:"features"`
+	Language   string   `json:"language"`
+}
+
+// Analysis analyses documents and saves each to history. Its fields are
+// set before use and never change; it is safe for concurrent use.
+type Analysis struct {
+	Client Reader
+	// History, when not nil, keeps every analysis.
+	History AnalysisHistory
+	// Backend names the service for history.
+	Backend string
+	// Language is the request's language; "" is English.
+	Language string
+	// HTTPClient fetches a document named by URL for the source view;
+	// nil is a client of its own with a timeout.
+	HTTPClient *http.Client
+}
+
+// Analyze analyses the document in, with features f, reporting its
+// phases to progress (which may be nil; it is called on the calling
+// goroutine and must not block). The request is checked before anything
+// is sent. Cancelling ctx stops it; the session is then saved as
+// cancelled.
+func (a *Analysis) Analyze(ctx context.Context, in AnalysisInput, f Features, progress func(AnalysisPhase)) (*AnalysisResult, error) {
+	if progress == nil {
+		progress = func(AnalysisPhase) {}
+	}
+	opts := ReadOptionsFor(a.Language, f)
+	if err := checkReadOptions(opts, f); err != nil {
+		return nil, err
+	}
+	res := &AnalysisResult{Features: f, Language: opts.Language, Backend: a.Backend, Created: time.Now()}
+	var req api.ReadRequest
+	switch given := countGiven(in); {
+	case given != 1:
+		return nil, ErrNoInput
+	case strings.TrimSpace(in.Text) != "":
+		req.Text, res.Text = in.Text, in.Text
+		res.SourceKind, res.Source, res.Title = SourceText, "Pasted text", titleOf(in.Text)
+	case in.Path != "":
+		progress(AnalysisReading)
+		text, err := readDocument(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		req.Text, res.Text = text, text
+		res.SourceKind, res.Source, res.Title = SourceFile, filepath.Base(in.Path), filepath.Base(in.Path)
+	default:
+		u := strings.TrimSpace(in.URL)
+		req.URL = u
+		res.SourceKind, res.Source = SourceURL, redactURL(u)
+		res.Title = res.Source
+	}
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	if err := a.create(ctx, res, opts); err != nil {
+		return nil, err
+	}
+	progress(AnalysisAnalysing)
+	resp, err := a.Client.Read(ctx, req, opts)
+	if err != nil {
+		status := store.StatusFailed
+		if ctx.Err() != nil {
+			status = store.StatusCancelled
+		}
+		a.finish(res.SessionID, status, err)
+		return nil, fmt.Errorf("analyse %s: %w", res.Title, err)
+	}
+	res.Response = resp
+	if req.URL != "" {
+		progress(AnalysisFetching)
+		res.Text, res.TextErr = a.fetch(ctx, req.URL)
+	}
+	if err := a.save(context.WithoutCancel(ctx), res); err != nil {
+		a.finish(res.SessionID, store.StatusFailed, err)
+		return nil, err
+	}
+	a.finish(res.SessionID, store.StatusDone, nil)
+	progress(AnalysisDone)
+	return res, nil
+}
+
+func countGiven(in AnalysisInput) int {
+	n := 0
+	for _, s := range []string{in.Text, in.Path, in.URL} {
+		if strings.TrimSpace(s) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// create opens the session in history.
+func (a *Analysis) create(ctx context.Context, res *AnalysisResult, opts api.ReadOptions) error {
+	if a.History == nil {
+		return nil
+	}
+	optJSON, err := json.Marshal(opts.Query())
+	if err != nil {
+		return err
+	}
+	details, err := json.Marshal(analysisDetails{Source: res.Source, SourceKind: res.SourceKind, Features: res.Features.Names(), Language: opts.Language})
+	if err != nil {
+		return err
+	}
+	res.SessionID, err = a.History.CreateSession(ctx, store.Session{
+		Kind:    store.KindAnalysis,
+		Title:   res.Title,
+		Source:  res.Source,
+		Backend: a.Backend,
+		Options: string(optJSON),
+		Details: string(details),
+		Started: res.Created,
+		Status:  store.StatusRunning,
+	})
+	if err != nil {
+		return fmt.Errorf("save the analysis: %w", err)
+	}
+	return nil
+}
+
+// save keeps the service's answer, with the document as its searchable
+// transcript, and the document itself.
+func (a *Analysis) save(ctx context.Context, res *AnalysisResult) error {
+	if a.History == nil {
+		return nil
+	}
+	body, err := json.Marshal(res.Response)
+	if err != nil {
+		return fmt.Errorf("save the analysis: %w", err)
+	}
+	if err := a.History.SaveResponse(ctx, res.SessionID, body, res.Text); err != nil {
+		return fmt.Errorf("save the analysis: %w", err)
+	}
+	return nil
+}
+
+func (a *Analysis) finish(id int64, status string, err error) {
+	if a.History == nil || id == 0 {
+		return
+	}
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	_ = a.History.FinishSession(context.Background(), id, time.Now(), 0, status, msg)
+}
+
+// readDocument reads a text file of at most MaxAnalysisBytes.
+func readDocument(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("open %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if info.IsDir() {
+		return "", fmt.Errorf("%s is a folder: %w", filepath.Base(path), ErrNotText)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxAnalysisBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	return checkDocument(b, filepath.Base(path))
+}
+
+// checkDocument accepts b as a document when it is UTF-8 text without
+// NUL bytes, of at most MaxAnalysisBytes, and not blank.
+func checkDocument(b []byte, name string) (string, error) {
+	switch {
+	case len(b) > MaxAnalysisBytes:
+		return "", fmt.Errorf("%s is larger than %d MB: %w", name, MaxAnalysisBytes>>20, ErrNotText)
+	case !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0:
+		return "", fmt.Errorf("%s is not UTF-8 text: %w", name, ErrNotText)
+	case strings.TrimSpace(string(b)) == "":
+		return "", fmt.Errorf("%s is empty: %w", name, ErrNoInput)
+	}
+	return strings.TrimPrefix(string(b), "\uFEFF"), nil
+}
+
+// fetch reads the document at u, as the service did, for the source view.
+func (a *Analysis) fetch(ctx context.Context, u string) (string, error) {
+	client := a.HTTPClient
+	if client == nil {
+		client = &http.Client{Timeout: analysisFetchTimeout}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", fmt.Errorf("fetch the document: %w", err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("fetch the document: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("fetch the document: HTTP %d", resp.StatusCode)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || !strings.HasPrefix(mt, "text/") {
+			return "", fmt.Errorf("fetch the document: %s: %w", ct, ErrNotText)
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnalysisBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("fetch the document: %w", err)
+	}
+	return checkDocument(b, "the document")
+}
+
+// redactURL names a URL for history and people: its scheme, host and
+// path, without user information, query or fragment, where credentials
+// and signed tokens travel.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return "a web address"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+// titleOf names pasted text by its first words.
+func titleOf(text string) string {
+	const words = 8
+	f := strings.Fields(text)
+	if len(f) > words {
+		return strings.Join(f[:words], " ") + "…"
+	}
+	return strings.Join(f, " ")
+}
+
+// LoadAnalysis reads analysis id back from history.
+func LoadAnalysis(ctx context.Context, h AnalysisArchive, id int64) (*AnalysisResult, error) {
+	sess, err := h.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if sess.Kind != store.KindAnalysis {
+		return nil, fmt.Errorf("session %d is a %s session, not an analysis", id, sess.Kind)
+	}
+	res := &AnalysisResult{SessionID: id, Title: sess.Title, Source: sess.Source, Backend: sess.Backend, Created: sess.Started}
+	var d analysisDetails
+	if sess.Details != "" {
+		if err := json.Unmarshal([]byte(sess.Details), &d); err != nil {
+			return nil, fmt.Errorf("the saved analysis is damaged: %w", err)
+		}
+	}
+	res.SourceKind, res.Language = d.SourceKind, d.Language
+	for _, n := range d.Features {
+		switch n {
+		case "summarize":
+			res.Features.Summary = true
+		case "sentiment":
+			res.Features.Sentiment = true
+		case "topics":
+			res.Features.Topics = true
+		case "intents":
+			res.Features.Intents = true
+		}
+	}
+	body, err := h.Response(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		if sess.Status == store.StatusDone {
+			return nil, fmt.Errorf("the saved analysis has no result: %w", err)
+		}
+		return nil, fmt.Errorf("this analysis did not finish (%s): %w", sess.Status, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	resp, err := api.DecodeReadResponse(body)
+	if err != nil {
+		return nil, fmt.Errorf("the saved analysis is damaged: %w", err)
+	}
+	res.Response = resp
+	text, err := h.ResponseText(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if text == "" {
+		res.TextErr = errors.New("the document was not saved with the analysis")
+	}
+	res.Text = text
+	return res, nil
+}
+
+// Analyze analyses a document with the connection and language the
+// settings choose, and saves it to history.
+func (w *Workspace) Analyze(ctx context.Context, in AnalysisInput, f Features, progress func(AnalysisPhase)) (*AnalysisResult, error) {
+	s, err := w.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Refuse what the service would before connecting (which may start
+	// the local engine).
+	if err := checkReadOptions(ReadOptionsFor(s.Language, f), f); err != nil {
+		return nil, err
+	}
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a := Analysis{Client: conn.Client, History: w.cfg.History, Backend: conn.Name, Language: s.Language}
+	return a.Analyze(ctx, in, f, progress)
+}
+
+// Analysis reads a past analysis back from history.
+func (w *Workspace) Analysis(ctx context.Context, id int64) (*AnalysisResult, error) {
+	return LoadAnalysis(ctx, w.cfg.History, id)
+}
+
+// ExportAnalysis writes a past analysis in format f.
+func (w *Workspace) ExportAnalysis(ctx context.Context, id int64, f AnalysisFormat, out io.Writer) error {
+	r, err := w.Analysis(ctx, id)
+	if err != nil {
+		return err
+	}
+	return ExportAnalysis(out, f, r)
+}

@@ -1,0 +1,245 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/store"
+)
+
+// SaveEncodings are the formats a synthesis can be saved in, in the order
+// pickers offer them.
+var SaveEncodings = []string{api.EncodingMP3, api.EncodingLinear16, api.EncodingOpus, api.EncodingFLAC, api.EncodingAAC, api.EncodingMulaw, api.EncodingAlaw}
+
+// SaveExtension returns the file extension of a saved encoding: .wav for
+// linear16, mulaw and alaw (in a WAV container), .ogg for opus.
+func SaveExtension(encoding string) string {
+	switch encoding {
+	case api.EncodingLinear16, api.EncodingMulaw, api.EncodingAlaw:
+		return ".wav"
+	case api.EncodingOpus:
+		return ".ogg"
+	}
+	return "." + encoding
+}
+
+// EncodingForPath returns the encoding a file name's extension asks for:
+// .mp3, .wav (linear16), .ogg or .opus, .flac, .aac; false for another.
+func EncodingForPath(path string) (string, bool) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".mp3":
+		return api.EncodingMP3, true
+	case ".wav":
+		return api.EncodingLinear16, true
+	case ".ogg", ".opus":
+		return api.EncodingOpus, true
+	case ".flac":
+		return api.EncodingFLAC, true
+	case ".aac":
+		return api.EncodingAAC, true
+	}
+	return "", false
+}
+
+// EncodeAudio writes 16-bit mono pcm at rate to w in encoding (one of
+// SaveEncodings), resampled to the encoding's rate where it has one
+// (mp3 and aac 22.05 kHz, opus and flac 48 kHz, mu-law and A-law 8 kHz,
+// linear16 at its own rate when the service offers it, else 24 kHz).
+func EncodeAudio(ctx context.Context, w io.Writer, pcm []int16, rate int, encoding string) error {
+	if !slices.Contains(SaveEncodings, encoding) {
+		return fmt.Errorf("save audio: %q is not a format to save in; use %s", encoding, strings.Join(SaveEncodings, ", "))
+	}
+	spec := audio.EncodeSpec{Encoding: encoding}
+	if encoding == api.EncodingLinear16 {
+		spec.SampleRate = rate
+		if _, err := spec.Normalize(); err != nil {
+			spec.SampleRate = 0
+		}
+	}
+	enc, err := audio.NewEncoder(ctx, w, spec)
+	if err != nil {
+		return fmt.Errorf("save audio: %w", err)
+	}
+	out := pcm
+	if r := enc.Spec().SampleRate; r != rate {
+		f, err := audio.Resample(audio.Int16ToFloat32(nil, pcm), rate, r, 1)
+		if err != nil {
+			enc.Close()
+			return fmt.Errorf("save audio: %w", err)
+		}
+		out = audio.Float32ToInt16(nil, f)
+	}
+	if err := enc.Write(out); err != nil {
+		enc.Close()
+		return fmt.Errorf("save audio: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("save audio: %w", err)
+	}
+	return nil
+}
+
+// Playing is audio played again through the speaker. Stop, Played and
+// Done are safe for concurrent use.
+type Playing struct {
+	player   Player
+	total    time.Duration
+	stopOnce sync.Once
+	stopCh   chan struct{}
+	done     chan struct{}
+	err      error
+}
+
+// Play plays pcm (16-bit mono at rate) on the configured speaker, in the
+// background. ctx bounds the playing.
+func (v *Voices) Play(ctx context.Context, pcm []int16, rate int) (*Playing, error) {
+	if v.cfg.Speakers == nil {
+		return nil, errors.New("this build cannot play audio")
+	}
+	if len(pcm) == 0 {
+		return nil, errors.New("there is no audio to play")
+	}
+	p, err := v.cfg.Speakers.Open(ctx, v.cfg.OutputDevice, rate)
+	if err != nil {
+		return nil, fmt.Errorf("open the speaker: %w", err)
+	}
+	pl := &Playing{player: p, total: audio.FramesDuration(int64(len(pcm)), rate), stopCh: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(pl.done)
+		defer p.Close()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-pl.stopCh:
+				p.Stop()
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		if err := p.Write(ctx, pcm); err != nil {
+			pl.err = ignoreStopped(err, pl.stopCh)
+			return
+		}
+		pl.err = ignoreStopped(p.Drain(ctx), pl.stopCh)
+	}()
+	return pl, nil
+}
+
+// ignoreStopped drops the error of a playing that Stop ended.
+func ignoreStopped(err error, stop chan struct{}) error {
+	select {
+	case <-stop:
+		return nil
+	default:
+		return err
+	}
+}
+
+// Played returns the playhead.
+func (p *Playing) Played() time.Duration { return min(p.player.Played(), p.total) }
+
+// Duration returns the length of what is played.
+func (p *Playing) Duration() time.Duration { return p.total }
+
+// Done is closed once everything was played, or Stop.
+func (p *Playing) Done() <-chan struct{} { return p.done }
+
+// Stop silences the speaker at once and waits for the end. It is
+// idempotent and returns why playing failed, if it did.
+func (p *Playing) Stop() error {
+	p.stopOnce.Do(func() { close(p.stopCh) })
+	<-p.done
+	return p.err
+}
+
+// Wait waits until everything was played or Stop, and returns why
+// playing failed, if it did.
+func (p *Playing) Wait() error {
+	<-p.done
+	return p.err
+}
+
+// SavedSynthesis is a synthesis read back from history.
+type SavedSynthesis struct {
+	Session store.Session
+	Details SynthesisDetails
+	Text    string
+	// PCM is 16-bit mono at SampleRate; empty when no audio was kept.
+	PCM        []int16
+	SampleRate int
+}
+
+// History lists the syntheses saved, newest first.
+func (v *Voices) History(ctx context.Context, limit int) ([]store.Session, error) {
+	if v.cfg.History == nil {
+		return nil, nil
+	}
+	return v.cfg.History.Sessions(ctx, store.Filter{Kind: store.KindSynthesis, Limit: limit})
+}
+
+// Open reads a saved synthesis back with its text and audio.
+func (v *Voices) Open(ctx context.Context, id int64) (SavedSynthesis, error) {
+	h := v.cfg.History
+	if h == nil {
+		return SavedSynthesis{}, errors.New("there is no history")
+	}
+	sess, err := h.Session(ctx, id)
+	if err != nil {
+		return SavedSynthesis{}, err
+	}
+	if sess.Kind != store.KindSynthesis {
+		return SavedSynthesis{}, fmt.Errorf("session %d is not a synthesis but %s", id, sess.Kind)
+	}
+	out := SavedSynthesis{Session: sess}
+	if sess.Details != "" {
+		if err := json.Unmarshal([]byte(sess.Details), &out.Details); err != nil {
+			return out, fmt.Errorf("the saved synthesis is damaged: %w", err)
+		}
+	}
+	body, err := h.Response(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return out, err
+	default:
+		var rec synthesisRecord
+		if err := json.Unmarshal(body, &rec); err != nil {
+			return out, fmt.Errorf("the saved synthesis is damaged: %w", err)
+		}
+		out.Text = rec.Text
+	}
+	a, err := h.Audio(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return out, nil
+	case err != nil:
+		return out, err
+	}
+	b, err := audio.Decode(ctx, bytes.NewReader(a.Data))
+	if err != nil {
+		return out, fmt.Errorf("the saved audio cannot be read: %w", err)
+	}
+	mono := audio.MixToMono(nil, b.Samples, b.Channels)
+	out.PCM, out.SampleRate = audio.Float32ToInt16(nil, mono), b.SampleRate
+	return out, nil
+}
+
+// Delete removes a saved synthesis and its audio.
+func (v *Voices) Delete(ctx context.Context, id int64) error {
+	if v.cfg.History == nil {
+		return errors.New("there is no history")
+	}
+	return v.cfg.History.DeleteSession(ctx, id)
+}
