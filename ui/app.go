@@ -105,6 +105,16 @@ type Options struct {
 	// as the window is built, as AutoStart does for captions.
 	AutoConverse bool
 
+	// AutoAnalyze, when not empty, is pasted into the Analyze tab and
+	// analysed as soon as the window is built, as AutoStart does for
+	// captions; OnReady waits for the analysis to be on screen.
+	AutoAnalyze string
+
+	// AutoSpeak, when not empty, is put in the Voices tab's text and
+	// spoken with the saved voice as soon as the voices are listed;
+	// OnReady waits for the synthesis to end.
+	AutoSpeak string
+
 	// Logger receives what the UI shows in plain words, with the raw
 	// errors behind it. It never receives the API key. Nil discards.
 	Logger *slog.Logger
@@ -165,8 +175,13 @@ type App struct {
 	tabs     *container.AppTabs
 	captions *captionsTab
 	converse *conversationTab
+	voices   *voicesTab
+	analyze  *analyzeTab
 	settings *settingsTab
 	service  *serviceTab
+
+	// fileIntel shows a file transcription's intelligence (file.go).
+	fileIntel *fileIntelView
 
 	mics        []device.Device // the input devices last listed
 	micsLoading bool
@@ -215,7 +230,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	if app.now == nil {
 		app.now = time.Now
 	}
-	if opts.AutoStart || opts.AutoConverse {
+	if opts.AutoStart || opts.AutoConverse || opts.AutoAnalyze != "" || opts.AutoSpeak != "" {
 		app.waiting[partAuto] = true
 	}
 
@@ -229,11 +244,15 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 
 	app.captions = newCaptionsTab(app)
 	app.converse = newConversationTab(app)
+	app.voices = newVoicesTab(app)
+	app.analyze = newAnalyzeTab(app)
 	app.settings = newSettingsTab(app)
 	app.service = newServiceTab(app)
 	app.tabs = container.NewAppTabs(
-		container.NewTabItemWithIcon("Captions", micIcon, app.captions.buildUI()),
+		container.NewTabItemWithIcon("Captions", micIcon, app.withFileIntel(app.captions.buildUI())),
 		container.NewTabItemWithIcon("Conversation", theme.AccountIcon(), app.converse.buildUI()),
+		container.NewTabItemWithIcon("Voices", theme.VolumeUpIcon(), app.voices.buildUI()),
+		container.NewTabItemWithIcon("Analyze", theme.DocumentIcon(), app.analyze.buildUI()),
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), app.settings.buildUI()),
 		container.NewTabItemWithIcon("Service", theme.ComputerIcon(), app.service.buildUI()),
 	)
@@ -245,11 +264,14 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	app.service.onRefresh()
 	app.settings.load()
 	app.captions.history.reload()
+	app.analyze.reload()
 	app.loadMicrophones()
 	if opts.AutoStart {
 		app.captions.onStartStop()
 	} else if opts.AutoConverse {
 		app.converse.onStartStop()
+	} else if opts.AutoAnalyze != "" {
+		app.analyze.autoAnalyze(opts.AutoAnalyze)
 	}
 	return app
 }
@@ -274,10 +296,10 @@ func (a *App) buildMenu() *fyne.MainMenu {
 	quit.IsQuit = true
 	earshot := fyne.NewMenu("Earshot",
 		item("Refresh service", refreshShortcut, theme.ViewRefreshIcon(), func() { a.service.onRefresh() }),
-		item("Save settings", saveShortcut, theme.DocumentSaveIcon(), func() {
+		item("Save settings", saveShortcut, theme.DocumentSaveIcon(), a.voicesSave(func() {
 			a.SelectTab("Settings")
 			a.settings.onSave()
-		}),
+		})),
 		fyne.NewMenuItemSeparator(),
 		quit,
 	)
@@ -286,7 +308,7 @@ func (a *App) buildMenu() *fyne.MainMenu {
 		item("Mute or unmute", muteShortcut, theme.VolumeMuteIcon(), onCaptions(a.captions.onMute)),
 		fyne.NewMenuItemSeparator(),
 		item("Open audio file…", openShortcut, theme.FolderOpenIcon(), onCaptions(a.captions.onOpenFile)),
-		item("Export transcript…", exportShortcut, theme.DownloadIcon(), onCaptions(a.captions.onExport)),
+		item("Export transcript…", exportShortcut, theme.DownloadIcon(), a.exportShown(onCaptions(a.captions.onExport))),
 		item("Search history", searchShortcut, theme.SearchIcon(), onCaptions(a.captions.history.onFocusSearch)),
 	)
 	onConversation := func(action func()) func() {
@@ -304,7 +326,7 @@ func (a *App) buildMenu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		item("Open a recording to converse with…", nil, theme.FolderOpenIcon(), onConversation(a.converse.onOpenFile)),
 	)
-	return fyne.NewMainMenu(earshot, captions, conversation)
+	return a.shareVoiceShortcuts(fyne.NewMainMenu(earshot, captions, conversation, a.voicesMenu(item), a.analyzeMenu(item)))
 }
 
 // SelectTab opens the tab whose title is name, ignoring case, and reports
@@ -458,8 +480,9 @@ func (a *App) serviceShown(info ServiceInfo, err error) {
 	}
 }
 
-// loadMicrophones lists the input devices, off the UI goroutine, for the
-// microphone pickers of the Captions and Settings tabs.
+// loadMicrophones lists the input and output devices, off the UI
+// goroutine, for the microphone pickers of the Captions and Settings tabs
+// and the Settings tab's speaker picker.
 func (a *App) loadMicrophones() {
 	if a.micsLoading {
 		return
@@ -479,6 +502,15 @@ func (a *App) loadMicrophones() {
 			a.converse.setMicrophones(devs)
 			a.settings.setMicrophones(devs)
 		})
+		qctx, cancel = context.WithTimeout(ctx, a.opts.queryTimeout())
+		outs, err := a.ws.Speakers(qctx)
+		cancel()
+		a.onUI(func() {
+			if err != nil {
+				a.log.Warn("list speakers", "err", err)
+			}
+			a.settings.setSpeakers(outs)
+		})
 	})
 	if !started {
 		a.micsLoading = false
@@ -492,6 +524,8 @@ func (a *App) settingsSaved(s store.Settings, serviceChanged bool) {
 	a.settings.setCurrent(s)
 	a.captions.settingsChanged(s)
 	a.converse.settingsChanged(s)
+	a.voices.settingsChanged(s)
+	a.analyze.settingsChanged(s)
 	if serviceChanged {
 		a.service.onRefresh()
 	}

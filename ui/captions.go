@@ -19,8 +19,9 @@ import (
 
 // Words of the Captions tab.
 const (
-	captionsHint = "Press Start (Ctrl+L) for live captions of your microphone, or Open file (Ctrl+O) to transcribe a recording. Past sessions are listed on the right."
-	defaultMic   = "System default microphone"
+	captionsHint   = "Press Start (Ctrl+L) for live captions of your microphone, or Open file (Ctrl+O) to transcribe a recording. Past sessions are listed on the right."
+	defaultMic     = "System default microphone"
+	defaultSpeaker = "System default speaker"
 )
 
 // captionsTab is the Captions tab: live captions from a microphone, the
@@ -228,7 +229,14 @@ func (c *captionsTab) setMicrophones(devs []device.Device, err error) {
 // each: the system's default first, then devs, then saved (the id in the
 // settings) when it is not connected, so that the choice is not lost.
 func micChoices(devs []device.Device, saved string) (options, ids []string) {
-	options, ids = []string{defaultMic}, []string{""}
+	return deviceChoices(devs, saved, defaultMic, "Saved microphone (not connected)")
+}
+
+// deviceChoices lists a device picker's options and the device id of
+// each: def (the system's default) first, then devs, then saved when it is
+// not connected, named missing.
+func deviceChoices(devs []device.Device, saved, def, missing string) (options, ids []string) {
+	options, ids = []string{def}, []string{""}
 	for _, d := range devs {
 		name := d.Name
 		if d.Default {
@@ -238,7 +246,7 @@ func micChoices(devs []device.Device, saved string) (options, ids []string) {
 		ids = append(ids, d.ID)
 	}
 	if saved != "" && !slices.Contains(ids, saved) {
-		options = append(options, "Saved microphone (not connected)")
+		options = append(options, missing)
 		ids = append(ids, saved)
 	}
 	return options, ids
@@ -323,6 +331,7 @@ func (c *captionsTab) startLive() {
 	c.title.SetText("Live captions")
 	c.setInfo(joinDot(source, "connecting"))
 	c.entities.Hide()
+	c.app.fileIntel.hide()
 	c.level.SetLevel(math.Inf(-1))
 	c.setStatus("Connecting…", widget.MediumImportance)
 	c.updateControls()

@@ -11,8 +11,10 @@ import (
 	"sync"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/api"
@@ -156,6 +158,7 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, res *sessi
 	caps := sessions.CaptionsOf(res.Response)
 	info, entities := fileInfo(res.Response, settings.Model, requested)
 	c.showTranscript(res.SessionID, job.name, caps, info, entities)
+	c.app.fileIntel.show(job.name, res.Response)
 	c.setStatus(fmt.Sprintf("Transcribed %s: %s.", job.name, plural(len(caps), "caption")), widget.SuccessImportance)
 }
 
@@ -313,4 +316,86 @@ func requestedDiarization(options string) string {
 		}
 	}
 	return ""
+}
+
+// fileIntelView shows the audio intelligence of a file transcription
+// (summary, sentiment, topics, intents) under the Captions tab, with the
+// intelligence panel the Analyze tab uses; a passage chosen is named by
+// its time range in the audio. Its fields are touched only on the UI
+// goroutine.
+type fileIntelView struct {
+	panel   *intelPanel
+	title   *widget.Label
+	box     fyne.CanvasObject
+	host    *fyne.Container
+	content fyne.CanvasObject
+	split   *container.Split
+	words   []api.Word
+}
+
+// withFileIntel puts content (the Captions tab) above the intelligence of
+// the file transcribed, shown when it has any.
+func (a *App) withFileIntel(content fyne.CanvasObject) fyne.CanvasObject {
+	v := &fileIntelView{content: content}
+	v.panel = newIntelPanel(v.showPassage)
+	v.title = heading("")
+	v.title.Truncation = fyne.TextTruncateEllipsis
+	hide := widget.NewButtonWithIcon("Hide", theme.CancelIcon(), v.hide)
+	v.box = container.NewPadded(container.NewBorder(container.NewBorder(nil, nil, nil, hide, v.title), nil, nil, nil, v.panel.buildUI()))
+	v.split = container.NewVSplit(content, v.box)
+	v.split.Offset = 0.55
+	v.host = container.NewStack(content)
+	a.fileIntel = v
+	return v.host
+}
+
+// show shows the intelligence of the transcription of name, or hides the
+// view when it has none.
+func (v *fileIntelView) show(name string, resp *api.ListenResponse) {
+	if v == nil {
+		return
+	}
+	if !hasIntelligence(resp) {
+		v.hide()
+		return
+	}
+	r := resp.Results
+	summary := ""
+	if r.Summary != nil {
+		summary = r.Summary.Short
+	}
+	v.words = nil
+	if len(r.Channels) > 0 && len(r.Channels[0].Alternatives) > 0 {
+		v.words = r.Channels[0].Alternatives[0].Words
+	}
+	v.title.SetText("Intelligence of " + name)
+	v.panel.show(summary, r.Sentiments, r.Topics, r.Intents)
+	v.split.Leading, v.split.Trailing = v.content, v.box
+	v.host.Objects = []fyne.CanvasObject{v.split}
+	v.split.Refresh()
+	v.host.Refresh()
+}
+
+func (v *fileIntelView) hide() {
+	if v == nil {
+		return
+	}
+	v.host.Objects = []fyne.CanvasObject{v.content}
+	v.host.Refresh()
+}
+
+// shown reports whether the intelligence is on screen.
+func (v *fileIntelView) shown() bool {
+	return len(v.host.Objects) == 1 && v.host.Objects[0] == v.split
+}
+
+// showPassage names the chosen passage by its time range in the audio.
+func (v *fileIntelView) showPassage(s intelSegment) {
+	desc := fmt.Sprintf("%s “%s” (%s)", s.kind, s.label, scoreWords(s))
+	start, end, ok := sessions.TimeRange(v.words, s.startWord, s.endWord)
+	if !ok {
+		v.panel.setSelected(desc + ": “" + s.text + "”")
+		return
+	}
+	v.panel.setSelected(fmt.Sprintf("%s: %s–%s “%s”", desc, clock(start), clock(end), s.text))
 }

@@ -58,7 +58,9 @@ type settingsTab struct {
 	smart     *widget.Check
 	diarize   *widget.Check
 	interim   *widget.Check
+	fileIntel *intelChecks
 	input     *widget.Select
+	output    *widget.Select
 	export    *widget.Select
 	save      *widget.Button
 	revert    *widget.Button
@@ -72,6 +74,7 @@ type settingsTab struct {
 	keyBusy bool
 	models  []ModelInfo // the service's speech-to-text models
 	micIDs  []string    // device ids of the input options, "" for the default
+	outIDs  []string    // device ids of the output options, "" for the default
 }
 
 func newSettingsTab(a *App) *settingsTab {
@@ -112,10 +115,13 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 	t.language.OnChanged = func(string) { t.onFieldChanged() }
 	t.smart = widget.NewCheck("Smart formatting (punctuation, numbers, dates)", func(bool) { t.onFieldChanged() })
 	t.diarize = widget.NewCheck("Label speakers (diarization)", func(bool) { t.onFieldChanged() })
+	t.fileIntel = newIntelChecks(t.onFieldChanged)
 	t.interim = widget.NewCheck("Show words while they are spoken (interim results)", func(bool) { t.onFieldChanged() })
 
 	t.input = widget.NewSelect([]string{defaultMic}, func(string) { t.onFieldChanged() })
 	t.micIDs = []string{""}
+	t.output = widget.NewSelect([]string{defaultSpeaker}, func(string) { t.onFieldChanged() })
+	t.outIDs = []string{""}
 	formats := make([]string, len(exportFormatNames))
 	for i, x := range exportFormatNames {
 		formats[i] = x.name
@@ -143,9 +149,11 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 		widget.NewFormItem("Formatting", t.smart),
 		widget.NewFormItem("Speakers", t.diarize),
 		widget.NewFormItem("Interim", t.interim),
+		&widget.FormItem{Text: "On files", Widget: t.fileIntel.box, HintText: "Audio intelligence when a file is transcribed."},
 	)
 	audio := widget.NewForm(
 		widget.NewFormItem("Microphone", t.input),
+		&widget.FormItem{Text: "Speaker", Widget: t.output, HintText: "Where the Voices tab plays."},
 		widget.NewFormItem("Export as", t.export),
 	)
 	t.forms = []*widget.Form{service, transcription, audio}
@@ -316,7 +324,9 @@ func (t *settingsTab) fill(s store.Settings) {
 	setChecked(t.smart, s.SmartFormat)
 	setChecked(t.diarize, s.Diarize)
 	setChecked(t.interim, s.InterimResults)
+	t.fileIntel.set(sessions.FileFeatures(s))
 	t.selectInput(s.InputDevice)
+	t.selectOutput(s.OutputDevice)
 	setSelected(t.export, exportFormatName(defaultExportFormat(s.ExportFormat)))
 	t.updateBackendFields()
 	for _, f := range t.forms {
@@ -356,8 +366,13 @@ func (t *settingsTab) gather() store.Settings {
 	s.SmartFormat = t.smart.Checked
 	s.Diarize = t.diarize.Checked
 	s.InterimResults = t.interim.Checked
+	fi := t.fileIntel.features()
+	s.FileSummary, s.FileSentiment, s.FileTopics, s.FileIntents = fi.Summary, fi.Sentiment, fi.Topics, fi.Intents
 	if i := t.input.SelectedIndex(); i >= 0 && i < len(t.micIDs) {
 		s.InputDevice = t.micIDs[i]
+	}
+	if i := t.output.SelectedIndex(); i >= 0 && i < len(t.outIDs) {
+		s.OutputDevice = t.outIDs[i]
 	}
 	if f, ok := exportFormatByName(t.export.Selected); ok {
 		s.ExportFormat = string(f)
@@ -581,4 +596,25 @@ func (t *settingsTab) selectInput(id string) {
 		}
 	}
 	setSelected(t.input, defaultMic)
+}
+
+// setSpeakers fills the speaker picker.
+func (t *settingsTab) setSpeakers(devs []device.Device) {
+	options, ids := deviceChoices(devs, t.current.OutputDevice, defaultSpeaker, "Saved speaker (not connected)")
+	t.outIDs = ids
+	t.output.Options = options
+	t.filling = true
+	t.selectOutput(t.current.OutputDevice)
+	t.filling = false
+}
+
+// selectOutput shows a device id in the speaker picker.
+func (t *settingsTab) selectOutput(id string) {
+	for i, x := range t.outIDs {
+		if x == id {
+			setSelected(t.output, t.output.Options[i])
+			return
+		}
+	}
+	setSelected(t.output, defaultSpeaker)
 }

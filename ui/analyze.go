@@ -1,0 +1,656 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
+)
+
+// Words and limits of the Analyze tab.
+const (
+	analyzeHint = "Paste a document, open a text or Markdown file, or give the address of a plain-text document, then press Analyze (Ctrl+Enter)."
+	// analyzeHistoryLen bounds the past analyses listed.
+	analyzeHistoryLen = 200
+)
+
+// analyzeShortcut runs an analysis; exportShortcut (Ctrl+E) exports it.
+var analyzeShortcut = ctrl(fyne.KeyReturn)
+
+// textExtensions are the files the Open dialog of the Analyze tab offers.
+var textExtensions = []string{".txt", ".md", ".markdown", ".text"}
+
+// highlightStyle marks the passage chosen in the source text.
+var highlightStyle = widget.RichTextStyle{
+	Inline:    true,
+	ColorName: theme.ColorNamePrimary,
+	TextStyle: fyne.TextStyle{Bold: true},
+}
+
+// analyzeTab is the Analyze tab: text intelligence on a pasted document,
+// a file or a URL. Its fields are touched only on the UI goroutine.
+type analyzeTab struct {
+	app *App
+
+	input      *widget.Entry
+	url        *widget.Entry
+	openFile   *widget.Button
+	checks     *intelChecks
+	analyze    *widget.Button
+	cancel     *widget.Button
+	export     *widget.Button
+	edit       *widget.Button
+	busy       *widget.ProgressBarInfinite
+	title      *widget.Label
+	source     *widget.RichText
+	sourceBox  *container.Scroll
+	inputStack *fyne.Container
+	panel      *intelPanel
+	history    *widget.List
+	reopen     *widget.Button
+	remove     *widget.Button
+	status     *widget.Label
+
+	file     string // the file chosen, until the text is edited
+	auto     bool   // the analysis under way is Options.AutoAnalyze's
+	job      *analysisJob
+	shown    *sessions.AnalysisResult
+	past     []store.Session
+	selected int // index in past, -1 for none
+	settings store.Settings
+}
+
+// analysisJob is an analysis under way.
+type analysisJob struct {
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+func newAnalyzeTab(a *App) *analyzeTab {
+	return &analyzeTab{app: a, selected: -1, settings: store.DefaultSettings()}
+}
+
+func (t *analyzeTab) buildUI() fyne.CanvasObject {
+	t.input = widget.NewMultiLineEntry()
+	t.input.Wrapping = fyne.TextWrapWord
+	t.input.SetPlaceHolder(analyzeHint)
+	t.input.OnChanged = func(string) { t.file = ""; t.updateControls() }
+	t.url = widget.NewEntry()
+	t.url.SetPlaceHolder("https://… address of a plain-text document")
+	t.url.OnChanged = func(string) { t.updateControls() }
+	t.url.OnSubmitted = func(string) { t.onAnalyze() }
+	t.openFile = widget.NewButtonWithIcon("Open file…", theme.FolderOpenIcon(), t.onOpenFile)
+	t.checks = newIntelChecks(t.onFeaturesChanged)
+	t.analyze = widget.NewButtonWithIcon("Analyze", theme.SearchIcon(), t.onAnalyze)
+	t.analyze.Importance = widget.HighImportance
+	t.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), t.onCancel)
+	t.export = widget.NewButtonWithIcon("Export…", theme.DownloadIcon(), t.onExport)
+	t.edit = widget.NewButtonWithIcon("Edit text", theme.DocumentCreateIcon(), t.onEdit)
+	t.busy = widget.NewProgressBarInfinite()
+	t.busy.Stop()
+	t.busy.Hide()
+
+	t.title = widget.NewLabelWithStyle("Document", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	t.title.Truncation = fyne.TextTruncateEllipsis
+	t.source = widget.NewRichText()
+	t.source.Wrapping = fyne.TextWrapWord
+	t.sourceBox = container.NewVScroll(t.source)
+	t.sourceBox.Hide()
+	t.inputStack = container.NewStack(t.input, t.sourceBox)
+
+	t.panel = newIntelPanel(t.showPassage)
+	t.history = widget.NewList(
+		func() int { return len(t.past) },
+		func() fyne.CanvasObject {
+			title := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			title.Truncation = fyne.TextTruncateEllipsis
+			detail := widget.NewLabel("")
+			detail.Truncation = fyne.TextTruncateEllipsis
+			detail.SizeName = theme.SizeNameCaptionText
+			return container.New(stackedLayout{}, title, detail)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < 0 || id >= len(t.past) {
+				return
+			}
+			s := t.past[id]
+			c, ok := o.(*fyne.Container)
+			if !ok || len(c.Objects) != 2 {
+				return
+			}
+			if title, ok := c.Objects[0].(*widget.Label); ok {
+				title.SetText(s.Title)
+			}
+			if detail, ok := c.Objects[1].(*widget.Label); ok {
+				detail.SetText(joinDot(when(s.Started, t.app.now()), s.Source, sessionStatus(s.Status)))
+			}
+		})
+	t.history.OnSelected = func(id widget.ListItemID) { t.selected = id; t.updateControls() }
+	t.history.OnUnselected = func(widget.ListItemID) { t.selected = -1; t.updateControls() }
+	t.reopen = widget.NewButtonWithIcon("Open", theme.FolderOpenIcon(), t.onReopen)
+	t.remove = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), t.onDelete)
+	t.status = widget.NewLabel("Ready.")
+	t.status.Wrapping = fyne.TextWrapWord
+
+	toolbar := container.NewBorder(nil, nil,
+		container.NewHBox(t.openFile, widget.NewLabel("or URL")),
+		container.NewHBox(t.checks.box, widget.NewSeparator(), t.analyze, t.cancel, t.export),
+		t.url)
+	doc := container.NewBorder(container.NewBorder(nil, nil, nil, t.edit, t.title), nil, nil, nil, t.inputStack)
+	results := container.NewBorder(container.NewHBox(heading("Analysis")), nil, nil, nil, t.panel.buildUI())
+	past := container.NewBorder(heading("Past analyses"), container.NewHBox(t.reopen, t.remove), nil, nil, t.history)
+	right := container.NewHSplit(container.NewPadded(results), container.NewPadded(past))
+	right.Offset = 0.72
+	split := container.NewHSplit(container.NewPadded(doc), right)
+	split.Offset = 0.42
+	statusBar := container.NewBorder(nil, nil, nil, container.New(widthLayout{width: 200}, t.busy), t.status)
+	t.updateControls()
+	return container.NewBorder(
+		container.NewVBox(container.NewPadded(toolbar), widget.NewSeparator()),
+		container.NewVBox(widget.NewSeparator(), statusBar),
+		nil, nil, split)
+}
+
+func (t *analyzeTab) setStatus(text string, imp widget.Importance) {
+	t.status.Importance = imp
+	t.status.SetText(text)
+}
+
+func (t *analyzeTab) showError(what string, err error) {
+	t.app.log.Warn(what, "err", err)
+	t.setStatus(analysisWords(err, t.backendName()), widget.DangerImportance)
+}
+
+// backendName names the service the settings choose, for errors.
+func (t *analyzeTab) backendName() string {
+	switch t.settings.Backend {
+	case store.BackendLocal:
+		return "The local engine"
+	case store.BackendHosted:
+		return "The hosted service"
+	}
+	return "Text analysis"
+}
+
+// analysisWords words the errors of an analysis that Earshot's own
+// layers raise; the rest as every view does.
+func analysisWords(err error, who string) string {
+	switch {
+	case errors.Is(err, sessions.ErrEnglishOnly):
+		return who + " analyses English only. Set the language in Settings to English (en) to analyse text."
+	case errors.Is(err, sessions.ErrNoFeatures):
+		return "Choose at least one of Summary, Sentiment, Topics and Intents."
+	case errors.Is(err, sessions.ErrNoInput):
+		return "Give one document: paste text, open a file, or type an address — not more than one."
+	case errors.Is(err, sessions.ErrNotText):
+		return "This is not a text document: Earshot analyses UTF-8 text (.txt or .md) of up to 10 MB."
+	}
+	return plainError(err)
+}
+
+// updateControls enables what can be done now.
+func (t *analyzeTab) updateControls() {
+	busy := t.job != nil
+	hasInput := strings.TrimSpace(t.input.Text) != "" || strings.TrimSpace(t.url.Text) != "" || t.file != ""
+	enable(t.analyze, !busy && hasInput && t.checks.features().Any())
+	enable(t.cancel, busy && !t.job.cancelled)
+	enable(t.openFile, !busy)
+	enable(t.url, !busy)
+	enable(t.input, !busy)
+	enable(t.export, !busy && t.shown != nil && t.shown.SessionID != 0)
+	enable(t.edit, !busy && t.sourceBox.Visible())
+	enable(t.reopen, !busy && t.selected >= 0)
+	enable(t.remove, !busy && t.selected >= 0)
+}
+
+// settingsChanged takes the saved settings: the toggles show them.
+func (t *analyzeTab) settingsChanged(s store.Settings) {
+	t.settings = s
+	t.checks.set(sessions.AnalyzeFeatures(s))
+	t.updateControls()
+}
+
+// onFeaturesChanged saves the toggles, so the next run starts with them.
+func (t *analyzeTab) onFeaturesChanged() {
+	t.updateControls()
+	f := t.checks.features()
+	t.app.goAsync(func(ctx context.Context) {
+		s, err := t.app.ws.Settings(ctx)
+		if err == nil {
+			sessions.SetAnalyzeFeatures(&s, f)
+			err = t.app.ws.SaveSettings(ctx, s)
+		}
+		t.app.onUI(func() {
+			if err != nil {
+				t.showError("save the analysis toggles", err)
+				return
+			}
+			t.app.settingsSaved(s, false)
+		})
+	})
+}
+
+// onOpenFile asks for a text file to analyse.
+func (t *analyzeTab) onOpenFile() {
+	if t.job != nil {
+		return
+	}
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil {
+			t.showError("choose a file", err)
+			return
+		}
+		if r == nil {
+			return
+		}
+		uri := r.URI()
+		_ = r.Close()
+		if uri.Scheme() != "file" {
+			t.setStatus("Earshot can analyse files on this computer only.", widget.DangerImportance)
+			return
+		}
+		t.chooseFile(uri.Path())
+	}, t.app.window)
+	d.SetFilter(storage.NewExtensionFileFilter(textExtensions))
+	d.Show()
+}
+
+// chooseFile analyses the file at path.
+func (t *analyzeTab) chooseFile(path string) {
+	t.url.SetText("")
+	t.input.SetText("")
+	t.file = path
+	t.run(sessions.AnalysisInput{Path: path}, filepath.Base(path))
+}
+
+// onAnalyze analyses what was given (Ctrl+Enter).
+func (t *analyzeTab) onAnalyze() {
+	if t.job != nil || t.analyze.Disabled() {
+		return
+	}
+	var in sessions.AnalysisInput
+	name := "the text"
+	switch {
+	case strings.TrimSpace(t.url.Text) != "" && strings.TrimSpace(t.input.Text) != "":
+		t.setStatus(analysisWords(sessions.ErrNoInput, ""), widget.WarningImportance)
+		return
+	case strings.TrimSpace(t.url.Text) != "":
+		in.URL = strings.TrimSpace(t.url.Text)
+		name = "the document"
+	case t.file != "":
+		in.Path = t.file
+		name = filepath.Base(t.file)
+	default:
+		in.Text = t.input.Text
+	}
+	t.run(in, name)
+}
+
+// run analyses in off the UI goroutine, with progress and Cancel.
+func (t *analyzeTab) run(in sessions.AnalysisInput, name string) {
+	f := t.checks.features()
+	ctx, cancel := context.WithCancel(t.app.ctx)
+	job := &analysisJob{cancel: cancel}
+	t.job = job
+	t.busy.Show()
+	t.busy.Start()
+	t.setStatus("Analysing "+name+"…", widget.MediumImportance)
+	t.updateControls()
+	started := t.app.goAsync(func(context.Context) {
+		defer cancel()
+		res, err := t.app.ws.Analyze(ctx, in, f, func(p sessions.AnalysisPhase) {
+			if p == sessions.AnalysisFetching {
+				t.app.onUI(func() {
+					if t.job == job && !job.cancelled {
+						t.setStatus("Fetching the document to show it…", widget.MediumImportance)
+					}
+				})
+			}
+		})
+		t.app.onUI(func() { t.done(job, name, res, err) })
+	})
+	if !started {
+		cancel()
+		t.job = nil
+		t.busy.Hide()
+		t.updateControls()
+	}
+}
+
+// onCancel stops the analysis under way.
+func (t *analyzeTab) onCancel() {
+	if t.job == nil || t.job.cancelled {
+		return
+	}
+	t.job.cancelled = true
+	t.job.cancel()
+	t.setStatus("Cancelling…", widget.MediumImportance)
+	t.updateControls()
+}
+
+func (t *analyzeTab) done(job *analysisJob, name string, res *sessions.AnalysisResult, err error) {
+	if t.job == job {
+		t.job = nil
+	}
+	t.busy.Stop()
+	t.busy.Hide()
+	t.reload()
+	t.updateControls()
+	auto := t.auto
+	if auto {
+		t.auto = false
+		defer func() { t.app.loaded(partAuto, err) }()
+	}
+	if err != nil {
+		if job.cancelled && errors.Is(err, context.Canceled) {
+			t.setStatus("The analysis of "+name+" was cancelled.", widget.MediumImportance)
+			return
+		}
+		t.showError("analyse "+name, err)
+		return
+	}
+	t.showResult(res)
+	if auto {
+		// Show what a click on a result does.
+		t.panel.selectFirst()
+	}
+	t.setStatus(sentence("Analysed "+res.Title), widget.SuccessImportance)
+}
+
+// showResult shows an analysis: its document and its results.
+func (t *analyzeTab) showResult(res *sessions.AnalysisResult) {
+	t.shown = res
+	t.title.SetText(res.Title)
+	r := res.Response.Results
+	summary := ""
+	if r.Summary != nil {
+		summary = r.Summary.Text
+	}
+	t.panel.show(summary, r.Sentiments, r.Topics, r.Intents)
+	t.showSource(res, nil)
+	t.input.Hide()
+	t.sourceBox.Show()
+	t.updateControls()
+}
+
+// showSource shows the document with the span hl, if any, highlighted.
+func (t *analyzeTab) showSource(res *sessions.AnalysisResult, hl *sessions.Span) {
+	text := res.Text
+	if text == "" {
+		msg := "The document is not available"
+		if res.TextErr != nil {
+			msg += ": " + res.TextErr.Error()
+		}
+		t.source.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: msg + ".", Style: widget.RichTextStyleInline}}
+		t.source.Refresh()
+		return
+	}
+	if hl == nil || hl.Start < 0 || hl.End > len(text) || hl.Start >= hl.End {
+		t.source.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: text, Style: widget.RichTextStyleInline}}
+		t.source.Refresh()
+		return
+	}
+	t.source.Segments = []widget.RichTextSegment{
+		&widget.TextSegment{Text: text[:hl.Start], Style: widget.RichTextStyleInline},
+		&widget.TextSegment{Text: text[hl.Start:hl.End], Style: highlightStyle},
+		&widget.TextSegment{Text: text[hl.End:], Style: widget.RichTextStyleInline},
+	}
+	t.source.Refresh()
+	// Scroll so the passage is in the upper third of the view, by its
+	// place in the text (lines wrap, so this is close, not exact).
+	full := t.source.MinSize().Height
+	y := full*float32(hl.Start)/float32(len(text)) - t.sourceBox.Size().Height/3
+	t.sourceBox.ScrollToOffset(fyne.NewPos(0, max(y, 0)))
+}
+
+// showPassage highlights the passage of a chosen segment.
+func (t *analyzeTab) showPassage(s intelSegment) {
+	res := t.shown
+	if res == nil {
+		return
+	}
+	desc := fmt.Sprintf("%s “%s” (%s)", s.kind, s.label, scoreWords(s))
+	sp, ok := res.Words().Span(s.startWord, s.endWord)
+	if !ok || res.Text == "" {
+		t.panel.setSelected(desc + ": its passage is not in the document shown.")
+		t.showSource(res, nil)
+		return
+	}
+	t.panel.setSelected(desc + fmt.Sprintf(": words %d–%d.", max(s.startWord, 0)+1, min(s.endWord, res.Words().Len()-1)+1))
+	t.showSource(res, &sp)
+}
+
+func scoreWords(s intelSegment) string {
+	if s.kind == "Sentiment" {
+		return fmt.Sprintf("%+.2f", s.score)
+	}
+	return sessions.Percent(s.score)
+}
+
+// onEdit goes back to the text to change it and analyse it again.
+func (t *analyzeTab) onEdit() {
+	if t.shown != nil && t.shown.SourceKind == sessions.SourceText && t.input.Text == "" {
+		t.input.SetText(t.shown.Text)
+	}
+	t.sourceBox.Hide()
+	t.input.Show()
+	t.updateControls()
+}
+
+// onExport exports the analysis shown (Ctrl+E) as Markdown or JSON.
+func (t *analyzeTab) onExport() {
+	if t.shown == nil || t.shown.SessionID == 0 {
+		t.setStatus("Nothing to export yet: analyse a document or open a past analysis.", widget.WarningImportance)
+		return
+	}
+	id, title := t.shown.SessionID, t.shown.Title
+	names := []string{"Markdown report (.md)", "JSON, the service's format (.json)"}
+	formats := widget.NewRadioGroup(names, nil)
+	formats.Required = true
+	formats.SetSelected(names[0])
+	dialog.NewCustomConfirm("Export “"+title+"”", "Choose file…", "Cancel",
+		container.NewVBox(widget.NewLabel("Save the analysis as:"), formats),
+		func(ok bool) {
+			if !ok {
+				return
+			}
+			f := sessions.AnalysisMarkdown
+			if formats.Selected == names[1] {
+				f = sessions.AnalysisJSON
+			}
+			t.chooseExportFile(id, title, f)
+		}, t.app.window).Show()
+}
+
+func (t *analyzeTab) chooseExportFile(id int64, title string, f sessions.AnalysisFormat) {
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil {
+			t.showError("choose where to export", err)
+			return
+		}
+		if w == nil {
+			return
+		}
+		format := f
+		if g, err := sessions.ParseAnalysisFormat(w.URI().Extension()); err == nil {
+			format = g
+		}
+		t.writeExport(id, format, w, w.URI().Name())
+	}, t.app.window)
+	name := strings.TrimSuffix(exportFileName(title, ""), ".")
+	if ext := filepath.Ext(name); ext == ".txt" || ext == ".md" {
+		name = strings.TrimSuffix(name, ext)
+	}
+	d.SetFileName(name + f.Extension())
+	d.SetFilter(storage.NewExtensionFileFilter([]string{f.Extension()}))
+	d.Show()
+}
+
+func (t *analyzeTab) writeExport(id int64, f sessions.AnalysisFormat, w io.WriteCloser, name string) {
+	t.setStatus("Exporting to "+name+"…", widget.MediumImportance)
+	started := t.app.goAsync(func(ctx context.Context) {
+		err := t.app.ws.ExportAnalysis(ctx, id, f, w)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		t.app.onUI(func() {
+			if err != nil {
+				t.showError("export "+name, err)
+				return
+			}
+			t.setStatus("Saved "+name+".", widget.SuccessImportance)
+		})
+	})
+	if !started {
+		_ = w.Close()
+	}
+}
+
+// reload lists the past analyses, off the UI goroutine.
+func (t *analyzeTab) reload() {
+	t.app.goAsync(func(ctx context.Context) {
+		list, err := t.app.ws.Sessions(ctx, store.KindAnalysis, analyzeHistoryLen)
+		t.app.onUI(func() {
+			if err != nil {
+				t.showError("list past analyses", err)
+				return
+			}
+			t.past = list
+			t.selected = -1
+			t.history.UnselectAll()
+			t.history.Refresh()
+			t.updateControls()
+		})
+	})
+}
+
+// onReopen shows the past analysis selected.
+func (t *analyzeTab) onReopen() {
+	if t.selected < 0 || t.selected >= len(t.past) || t.job != nil {
+		return
+	}
+	s := t.past[t.selected]
+	t.app.goAsync(func(ctx context.Context) {
+		res, err := t.app.ws.Analysis(ctx, s.ID)
+		t.app.onUI(func() {
+			if err != nil {
+				t.showError("open an analysis", err)
+				return
+			}
+			t.showResult(res)
+			t.setStatus("Opened “"+res.Title+"”.", widget.MediumImportance)
+		})
+	})
+}
+
+// onDelete deletes the past analysis selected, once confirmed.
+func (t *analyzeTab) onDelete() {
+	if t.selected < 0 || t.selected >= len(t.past) {
+		return
+	}
+	s := t.past[t.selected]
+	dialog.NewConfirm("Delete “"+s.Title+"”?", "The analysis and its document are removed from history.", func(ok bool) {
+		if !ok {
+			return
+		}
+		t.app.goAsync(func(ctx context.Context) {
+			err := t.app.ws.DeleteSession(ctx, s.ID)
+			t.app.onUI(func() {
+				if err != nil {
+					t.showError("delete an analysis", err)
+					return
+				}
+				if t.shown != nil && t.shown.SessionID == s.ID {
+					t.shown.SessionID = 0
+				}
+				t.setStatus("Deleted “"+s.Title+"”.", widget.MediumImportance)
+				t.reload()
+			})
+		})
+	}, t.app.window).Show()
+}
+
+// intelChecks are the four feature toggles, shared by the Analyze tab and
+// the Settings tab's file intelligence.
+type intelChecks struct {
+	summary, sentiment, topics, intents *widget.Check
+	box                                 *fyne.Container
+	filling                             bool
+}
+
+func newIntelChecks(onChanged func()) *intelChecks {
+	c := &intelChecks{}
+	changed := func(bool) {
+		if !c.filling && onChanged != nil {
+			onChanged()
+		}
+	}
+	c.summary = widget.NewCheck("Summary", changed)
+	c.sentiment = widget.NewCheck("Sentiment", changed)
+	c.topics = widget.NewCheck("Topics", changed)
+	c.intents = widget.NewCheck("Intents", changed)
+	c.box = container.NewHBox(c.summary, c.sentiment, c.topics, c.intents)
+	return c
+}
+
+func (c *intelChecks) features() sessions.Features {
+	return sessions.Features{Summary: c.summary.Checked, Sentiment: c.sentiment.Checked, Topics: c.topics.Checked, Intents: c.intents.Checked}
+}
+
+// set shows f without calling onChanged.
+func (c *intelChecks) set(f sessions.Features) {
+	c.filling = true
+	defer func() { c.filling = false }()
+	c.summary.SetChecked(f.Summary)
+	c.sentiment.SetChecked(f.Sentiment)
+	c.topics.SetChecked(f.Topics)
+	c.intents.SetChecked(f.Intents)
+}
+
+// autoAnalyze pastes text and analyses it with every feature, for
+// Options.AutoAnalyze; OnReady waits for the result.
+func (t *analyzeTab) autoAnalyze(text string) {
+	t.auto = true
+	t.input.SetText(text)
+	t.checks.set(sessions.AllFeatures())
+	t.run(sessions.AnalysisInput{Text: text}, "the text")
+}
+
+// analyzeMenu is the Analyze menu; item makes an item with a shortcut.
+func (a *App) analyzeMenu(item func(string, fyne.Shortcut, fyne.Resource, func()) *fyne.MenuItem) *fyne.Menu {
+	on := func(action func()) func() {
+		return func() {
+			a.SelectTab("Analyze")
+			action()
+		}
+	}
+	return fyne.NewMenu("Analyze",
+		item("Analyze the document", analyzeShortcut, theme.SearchIcon(), on(a.analyze.onAnalyze)),
+		item("Open a text file to analyse…", nil, theme.FolderOpenIcon(), on(a.analyze.onOpenFile)),
+		item("Export the analysis…", nil, theme.DownloadIcon(), on(a.analyze.onExport)),
+	)
+}
+
+// exportShown makes Ctrl+E export what the window shows: the analysis
+// when the Analyze tab is open, else what captions does.
+func (a *App) exportShown(captions func()) func() {
+	return func() {
+		if sel := a.tabs.Selected(); sel != nil && sel.Text == "Analyze" {
+			a.analyze.onExport()
+			return
+		}
+		captions()
+	}
+}

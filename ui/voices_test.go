@@ -1,0 +1,235 @@
+package ui
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	"github.com/gen2brain/malgo"
+
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
+)
+
+// TestVoicesTab drives the Voices tab on the local engine, playing
+// through miniaudio's null backend: the filters narrow the voices, the
+// sliders follow the voice chosen, Play (Ctrl+Enter) draws the waveform
+// and shows the time to first audio, the synthesis is listed in history,
+// Save as writes the chosen format through the real file dialog, and
+// Stop (Esc) cuts a long text short.
+func TestVoicesTab(t *testing.T) {
+	s := store.DefaultSettings()
+	s.Backend = store.BackendLocal
+	h := newVoicesHarness(t, s)
+	if err := h.waitReady(t); err != nil {
+		t.Fatalf("OnReady(%v)", err)
+	}
+	v := h.voices
+	h.ui(func() {
+		if !h.SelectTab("Voices") {
+			t.Fatal("no Voices tab")
+		}
+	})
+	h.waitFor(t, "the voices to be listed", func() bool { return len(v.all) > 0 && v.selectedVoice() != "" })
+
+	// Filters: Spanish narrows the list to Spanish voices.
+	h.ui(func() { v.language.SetSelected("es") })
+	h.ui(func() {
+		if len(v.shown) == 0 {
+			t.Fatal("no Spanish voice")
+		}
+		for _, x := range v.shown {
+			if x.Language != "es" {
+				t.Errorf("the Spanish filter shows %s", x.Name)
+			}
+		}
+	})
+	h.ui(func() { v.language.SetSelected(anyLanguage) })
+
+	// Sliders follow the voice: a first-generation voice has a fixed
+	// speed and no expressivity; a flux voice has both.
+	pick := func(name string) {
+		h.ui(func() {
+			for i, x := range v.shown {
+				if x.Name == name {
+					v.voice.SetSelectedIndex(i)
+					return
+				}
+			}
+			t.Fatalf("%s is not offered", name)
+		})
+	}
+	pick("aura-asteria-en")
+	h.ui(func() {
+		if !v.speed.Disabled() || !v.expr.Disabled() || !v.turns.Disabled() || !strings.Contains(v.speedWhy.Text, "aura-2") {
+			t.Errorf("aura-asteria-en: speed disabled %v, expressivity disabled %v, reason %q", v.speed.Disabled(), v.expr.Disabled(), v.speedWhy.Text)
+		}
+	})
+	pick("flux-kit-en")
+	h.ui(func() {
+		if v.speed.Disabled() || v.expr.Disabled() || v.speed.Min != 0.5 || v.speed.Max != 1.5 || v.speed.Step != 0.05 {
+			t.Errorf("flux-kit-en: speed disabled %v (%g..%g step %g), expressivity disabled %v", v.speed.Disabled(), v.speed.Min, v.speed.Max, v.speed.Step, v.expr.Disabled())
+		}
+	})
+	pick("aura-2-thalia-en")
+	h.ui(func() {
+		if v.speed.Disabled() || v.speed.Min != 0.7 || !v.expr.Disabled() {
+			t.Errorf("aura-2-thalia-en: speed disabled %v from %g, expressivity disabled %v", v.speed.Disabled(), v.speed.Min, v.expr.Disabled())
+		}
+		v.speed.SetValue(1.2)
+		test.Type(v.text, "Hello from the voices tab.")
+	})
+
+	// Play with Ctrl+Enter: the waveform fills, the time to first audio
+	// shows, the synthesis lands in history, the settings keep the voice.
+	h.press(playShortcut)
+	h.waitFor(t, "the synthesis to end", func() bool {
+		return !v.busy() && len(v.kept) == 1 && strings.HasPrefix(v.status.Text, "Spoke")
+	})
+	h.ui(func() {
+		if v.wave.samples != len(v.kept[0].pcm) || v.wave.Duration() <= 0 {
+			t.Errorf("the waveform holds %d samples of %d", v.wave.samples, len(v.kept[0].pcm))
+		}
+		if !strings.Contains(v.metrics.Text, "Time to first audio: ") || !strings.Contains(v.metrics.Text, "playback started") {
+			t.Errorf("metrics %q", v.metrics.Text)
+		}
+	})
+	h.waitFor(t, "the history", func() bool { return len(v.history) == 1 })
+	saved, err := h.db.LoadSettings(t.Context())
+	if err != nil || saved.Voice != "aura-2-thalia-en" || saved.SpeakSpeed != 1.2 {
+		t.Errorf("settings saved %q at %v (%v)", saved.Voice, saved.SpeakSpeed, err)
+	}
+
+	// Save as: choose flac, then the real file dialog; the file decodes.
+	dir := t.TempDir()
+	h.startFileDialogsIn(dir)
+	h.ui(func() { v.format.SetSelected("flac") })
+	h.press(saveShortcut)
+	path := filepath.Join(dir, "hello.flac")
+	saveThroughDialog(t, h, "hello.flac", ".flac")
+	h.waitFor(t, "the file to be saved", func() bool { return strings.HasPrefix(v.status.Text, "Saved hello.flac") })
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := audio.Decode(t.Context(), bytes.NewReader(b))
+	if err != nil || buf.Container != audio.ContainerFLAC || buf.Duration() < 500e6 {
+		t.Fatalf("saved %v, %v", buf, err)
+	}
+
+	// Stop (Esc) cuts a long text short.
+	h.ui(func() {
+		v.text.SetText(strings.Repeat("This text goes on for a long while so that there is time to stop it. ", 6))
+	})
+	h.press(playShortcut)
+	h.waitFor(t, "audio", func() bool { return v.wave.samples > 0 })
+	h.press(stopShortcut)
+	h.waitFor(t, "the stop", func() bool { return !v.busy() && strings.HasPrefix(v.status.Text, "Stopped") })
+	h.ui(func() {
+		if l := v.turnLabels[0]; l == nil || !strings.Contains(l.Text, "interrupted") {
+			t.Errorf("the turn does not show the interruption: %v", l)
+		}
+	})
+}
+
+// newVoicesHarness is newHarnessWith's App on the local engine, with
+// settings saved first and a workspace whose speaker is miniaudio's null
+// backend (real time, no sound card).
+func newVoicesHarness(t *testing.T, s store.Settings) *harness {
+	t.Helper()
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveSettings(t.Context(), s); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
+		History:  db,
+		Keys:     sessions.NewKeys(&store.Memory{}, nil),
+		Local:    localEngine(t),
+		Speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{
+		fyneApp: &recordingApp{App: test.NewTempApp(t)},
+		shown:   make(chan struct{}, 64),
+		readies: make(chan error, 16),
+		db:      db,
+		ws:      ws,
+	}
+	opts := Options{searchDelay: time.Millisecond}
+	opts.onShown = func() { h.shown <- struct{}{} }
+	opts.OnReady = func(err error) { h.readies <- err }
+	opts.now = func() time.Time { return clockTime }
+	opts.do = h.ui
+	h.ui(func() { h.App = New(h.fyneApp, ws, opts) })
+	t.Cleanup(func() {
+		h.closeWindow()
+		h.stop()
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return h
+}
+
+// saveThroughDialog names the file in Fyne's save dialog, which opens in
+// dir, and saves.
+func saveThroughDialog(t *testing.T, h *harness, name, ext string) {
+	t.Helper()
+	var e *widget.Entry
+	h.waitFor(t, "the save dialog", func() bool {
+		for _, o := range h.window.Canvas().Overlays().List() {
+			walk(o, func(o fyne.CanvasObject) {
+				if x, ok := o.(*widget.Entry); ok && x.Visible() && e == nil {
+					e = x
+				}
+			})
+		}
+		return e != nil
+	})
+	h.ui(func() {
+		if filepath.Ext(e.Text) != ext {
+			t.Errorf("the save dialog proposes %q, want a %s file", e.Text, ext)
+		}
+		e.SetText(name)
+	})
+	h.tapDialogButton(t, "Save")
+}
+
+// TestSettingsSpeaker chooses the speaker the Voices tab plays on: the
+// Settings tab lists the output devices and saves the one chosen.
+func TestSettingsSpeaker(t *testing.T) {
+	s := store.DefaultSettings()
+	s.Backend = store.BackendLocal
+	h := newVoicesHarness(t, s)
+	if err := h.waitReady(t); err != nil {
+		t.Fatalf("OnReady(%v)", err)
+	}
+	st := h.settings
+	h.waitFor(t, "the speakers", func() bool { return len(st.output.Options) > 1 })
+	var id string
+	h.ui(func() {
+		if st.output.Selected != defaultSpeaker {
+			t.Errorf("speaker %q before any choice, want %q", st.output.Selected, defaultSpeaker)
+		}
+		st.output.SetSelectedIndex(1)
+		id = st.outIDs[1]
+		test.Tap(st.save)
+	})
+	h.waitFor(t, "the speaker saved", func() bool {
+		got, err := h.db.LoadSettings(t.Context())
+		return err == nil && got.OutputDevice == id
+	})
+}
