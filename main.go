@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"fyne.io/fyne/v2/app"
+	"github.com/gen2brain/malgo"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
@@ -38,6 +39,7 @@ func run(ctx context.Context, args []string) int {
 		env := cli.Env{
 			Stdout:        os.Stdout,
 			Stderr:        os.Stderr,
+			Stdin:         os.Stdin,
 			Getenv:        os.Getenv,
 			NewEngine:     newEngine,
 			OpenWorkspace: openWorkspace,
@@ -134,6 +136,7 @@ func openAppData(ctx context.Context, log *slog.Logger) (*appData, error) {
 			Keys:        sessions.NewKeys(store.NewFallback(store.Keyring{}), os.Getenv),
 			Local:       local.start,
 			Microphones: sessions.DeviceMicrophones{},
+			Speakers:    sessions.DeviceSpeakers{},
 			Logger:      log,
 		},
 		db:    db,
@@ -192,9 +195,10 @@ func (e *localEngine) close() {
 // engine, no key, speaker labels on, and for "captions" a real recording
 // replayed in real time as the microphone, captioned at once; for
 // "conversation" LibriVox lines with pauses between them, replayed in
-// real time as the microphone, in a conversation started at once; "ready"
-// is printed once the tab (for these two, the whole recording) is on
-// screen.
+// real time as the microphone, in a conversation started at once; for
+// "analyze" a made-up support call pasted and analysed by the local
+// engine; "ready" is printed once the tab (for these three, the whole
+// recording or the analysis) is on screen.
 func screenshotSetup(ctx context.Context, shot string, cfg *sessions.WorkspaceConfig, opts *ui.Options) error {
 	cfg.Keys = sessions.NewKeys(&store.Memory{}, nil)
 	s := store.DefaultSettings()
@@ -216,6 +220,14 @@ func screenshotSetup(ctx context.Context, shot string, cfg *sessions.WorkspaceCo
 		cfg.Microphones = rec
 		s.InputDevice = recordingID
 		opts.AutoConverse = true
+	case "analyze":
+		opts.AutoAnalyze = analyzeDocument
+	case "voices":
+		// No sound card under the virtual display: the null backend
+		// plays in real time into nothing, so the playhead moves.
+		cfg.Speakers = sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}}
+		s.Voice = "aura-2-thalia-en"
+		opts.AutoSpeak = voicesText
 	}
 	if err := cfg.History.SaveSettings(ctx, s); err != nil {
 		return err
@@ -229,6 +241,30 @@ func screenshotSetup(ctx context.Context, shot string, cfg *sessions.WorkspaceCo
 	}
 	return nil
 }
+
+// analyzeDocument is the analyze screenshot's document: a made-up call
+// to a support line, written for Earshot, that turns from content to
+// upset and back, with requests along the way.
+const analyzeDocument = `Thanks for calling Brightline Internet, my name is Dana. How can I help you today?
+
+Hi Dana, I have been a customer for six years and I have always loved the service. The connection is fast and the support team has been wonderful.
+
+But this month I was charged twice for my subscription, and I am really upset about it. This is the second billing error this year, it is frustrating and honestly unacceptable.
+
+I want to refund the duplicate charge right away. If this keeps happening I will cancel my subscription and switch to another provider.
+
+I completely understand, and I am sorry for the trouble. I can see the duplicate payment on your account, and I have issued the refund, so it will reach your card within three days.
+
+Oh, that is great news, thank you so much. While I have you, could you update my billing address? I moved to a new apartment last week.
+
+Of course. Your new address is saved and the next invoice will go there. Is there anything else I can do for you?
+
+No, that is everything. You have been very helpful, thanks again and have a lovely evening.`
+
+// voicesText is what the voices screenshot speaks, with the settings'
+// voice, through the null backend.
+const voicesText = "Welcome to the voice playground. Pick a voice, type some text, and hear it at once: " +
+	"playback starts as soon as the first audio arrives."
 
 // The screenshot's recording: real human speech from pocketsphinx's test
 // data, a LibriVox reader (Sense and Sensibility) answered by a second

@@ -24,6 +24,8 @@ import (
 // environment, and the constructors main wires in.
 type Env struct {
 	Stdout, Stderr io.Writer
+	// Stdin is read by speak -; nil means os.Stdin.
+	Stdin io.Reader
 	// Getenv reads an environment variable.
 	Getenv func(string) string
 	// NewEngine builds the local engine for serve.
@@ -69,7 +71,9 @@ type command struct {
 
 var commands = map[string]command{
 	"converse":   {summary: converseSummary, run: runConverse},
+	"read":       {summary: readSummary, run: runRead},
 	"serve":      {summary: "run the local engine as a headless server", run: runServe},
+	"speak":      {summary: speakSummary, run: runSpeak},
 	"transcribe": {summary: transcribeSummary, run: runTranscribe},
 }
 
