@@ -30,15 +30,7 @@ import (
 // shared engine.
 func postListen(t *testing.T, rawQuery string, body []byte, ctype string) answer {
 	t.Helper()
-	h := http.Header{}
-	if ctype != "" {
-		h.Set("Content-Type", ctype)
-	}
-	target := api.PathListen
-	if rawQuery != "" {
-		target += "?" + rawQuery
-	}
-	return do(t, shared, http.MethodPost, target, tokenAuth(shared), body, h)
+	return postTyped(t, api.PathListen, rawQuery, body, ctype)
 }
 
 // listenOK decodes a successful batch answer.

@@ -24,6 +24,9 @@ import (
 // Limits of a /v1/listen stream.
 const (
 	maxFrameBytes = 8 << 20 // the largest single audio frame
+	// listenOutQueue is how many messages may wait for the writer of a
+	// listen stream.
+	listenOutQueue = 256
 	// preSpeechSeconds is how much audio the voice detector keeps before
 	// the speech it detected; SpeechStarted reports the speech itself.
 	preSpeechSeconds = float64(sphinx.DefaultVADPreSpeech) / sphinx.FrameRate
@@ -54,8 +57,7 @@ func checkOrigin(r *http.Request) error {
 // before the upgrade, so a refused request gets an HTTP status and an
 // error body, as the service answers at the handshake.
 func (e *Engine) handleListenStream(w http.ResponseWriter, r *http.Request) {
-	if err := checkOrigin(r); err != nil {
-		writeError(w, r, http.StatusForbidden, "FORBIDDEN_ORIGIN", "The local engine refuses WebSocket connections from web pages: "+err.Error()+".")
+	if refuseOrigin(w, r) {
 		return
 	}
 	plan, err := e.planListen(r.URL.Query(), api.Streaming)
@@ -93,58 +95,37 @@ func (e *Engine) handleListenStream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer stream.Close()
 
-	if !e.beginStream() {
-		writeError(w, r, http.StatusServiceUnavailable, "Service Unavailable", reasonShutdown+".")
+	sock, done, ok := e.acceptSocket(w, r, maxFrameBytes, listenOutQueue)
+	if !ok {
 		return
 	}
-	defer e.streams.Done()
-	conn, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		return // Accept has answered
-	}
-	conn.SetReadLimit(maxFrameBytes)
-
-	ctx, cancel := context.WithCancel(e.ctx)
-	defer cancel()
+	defer done()
 	s := &listenSession{
-		e:       e,
+		socket:  sock,
 		plan:    plan,
-		conn:    conn,
-		rid:     requestID(r.Context()),
 		created: e.now(),
 		audio:   ad,
 		stream:  stream,
 		sum:     sha256.New(),
-		out:     make(chan []byte, 256),
 	}
 	if plan.diarize {
 		s.online = diarize.NewOnline()
 	}
-	s.run(ctx)
-}
-
-// inbound is one frame from the client, or the end of reading.
-type inbound struct {
-	binary bool
-	data   []byte
-	err    error
+	s.run(e.ctx, s.process)
 }
 
 // listenSession is one /v1/listen stream. Three goroutines serve it, all
-// owned by run: the reader (frames in), the processor (run itself: audio
-// to recogniser to messages) and the writer (messages out). Only the
-// processor touches the fields below the channels.
+// owned by the socket's run: the reader (frames in), the processor
+// (process: audio to recogniser to messages) and the writer (messages
+// out). Only the processor touches the fields below the socket.
 type listenSession struct {
-	e       *Engine
+	*socket
 	plan    *listenPlan
-	conn    *websocket.Conn
-	rid     string
 	created time.Time
 	audio   *audio.SpeechDecoder
 	stream  *sphinx.Stream
 	online  *diarize.Online
 	sum     hash.Hash
-	out     chan []byte
 
 	bytesIn  int64
 	samples  int64   // 16 kHz samples decoded so far
@@ -159,78 +140,6 @@ type listenSession struct {
 	lastWordEnd  float64 // end of the last word seen in any result
 	utteranceEnd bool    // an UtteranceEnd was sent for lastWordEnd
 	sawWords     bool
-}
-
-func (s *listenSession) run(ctx context.Context) {
-	// The socket's reads and writes use a context the engine's Close does
-	// not cancel: the library drops the connection when the context of a
-	// pending Read or Write ends, and the stream must still say goodbye
-	// with a close frame. Closing the connection below ends them.
-	ioCtx, ioCancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer ioCancel()
-	in := make(chan inbound, 16)
-	stop := make(chan struct{})
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		s.read(ioCtx, in, stop)
-	}()
-	writeDone := make(chan struct{})
-	writeFailed := make(chan struct{})
-	go func() {
-		defer close(writeDone)
-		s.write(ioCtx, writeFailed)
-	}()
-
-	code, reason := s.process(ctx, in, writeFailed)
-
-	// From here the reader only discards frames, so the close handshake
-	// below can read the client's close frame.
-	close(stop)
-	close(s.out)
-	select {
-	case <-writeDone:
-	case <-time.After(5 * time.Second):
-	}
-	_ = s.conn.Close(code, truncateReason(reason))
-	s.conn.CloseNow()
-	ioCancel()
-	<-readDone
-	<-writeDone
-}
-
-// read moves frames from the socket to the processor until reading
-// fails; once stop is closed it discards them.
-func (s *listenSession) read(ctx context.Context, in chan<- inbound, stop <-chan struct{}) {
-	for {
-		typ, data, err := s.conn.Read(ctx)
-		f := inbound{binary: typ == websocket.MessageBinary, data: data, err: err}
-		select {
-		case in <- f:
-		case <-stop:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// write sends the processor's messages in order.
-func (s *listenSession) write(ctx context.Context, failed chan<- struct{}) {
-	for msg := range s.out {
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := s.conn.Write(wctx, websocket.MessageText, msg)
-		cancel()
-		if err != nil {
-			close(failed)
-			for range s.out {
-				// Drain so the processor never blocks on a dead socket.
-			}
-			return
-		}
-	}
 }
 
 // process is the processor loop. It returns how to close the socket.
@@ -536,18 +445,5 @@ func (s *listenSession) send(msg any) {
 		s.e.log.Error("encode message", "err", err)
 		return
 	}
-	s.out <- b
-}
-
-// truncateReason keeps a close reason within the 123 bytes a close frame
-// allows.
-func truncateReason(r string) string {
-	if len(r) <= 123 {
-		return r
-	}
-	cut := 120
-	for cut > 0 && (r[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return r[:cut] + "..."
+	s.out <- outFrame{data: b}
 }

@@ -92,8 +92,7 @@ func turnSettings(o api.TurnOptions) turn.Settings {
 // before the upgrade, so a refused request gets an HTTP status and an
 // error body.
 func (e *Engine) handleTurnStream(w http.ResponseWriter, r *http.Request) {
-	if err := checkOrigin(r); err != nil {
-		writeError(w, r, http.StatusForbidden, "FORBIDDEN_ORIGIN", "The local engine refuses WebSocket connections from web pages: "+err.Error()+".")
+	if refuseOrigin(w, r) {
 		return
 	}
 	plan, err := e.planTurns(r.URL.Query())
@@ -126,44 +125,33 @@ func (e *Engine) handleTurnStream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer stream.Close()
 
-	if !e.beginStream() {
-		writeError(w, r, http.StatusServiceUnavailable, "Service Unavailable", reasonShutdown+".")
+	sock, done, ok := e.acceptSocket(w, r, maxFrameBytes, listenOutQueue)
+	if !ok {
 		return
 	}
-	defer e.streams.Done()
-	conn, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		return // Accept has answered
-	}
-	conn.SetReadLimit(maxFrameBytes)
-
-	ctx, cancel := context.WithCancel(e.ctx)
-	defer cancel()
+	defer done()
 	s := &turnSession{
-		e:      e,
+		socket: sock,
 		opts:   plan.opts,
-		conn:   conn,
-		rid:    requestID(r.Context()),
 		audio:  ad,
 		stream: stream,
 		det:    det,
-		out:    make(chan []byte, 256),
 	}
-	s.run(ctx)
+	s.run(e.ctx, func(ctx context.Context, in <-chan inbound, writeFailed <-chan struct{}) (websocket.StatusCode, string) {
+		s.send(api.Connected{RequestID: s.rid, SequenceID: s.nextSeq()})
+		return s.process(ctx, in, writeFailed)
+	})
 }
 
 // turnSession is one /v2/listen stream. As with /v1/listen, three
-// goroutines serve it, all owned by run: the reader, the processor (run
-// itself) and the writer. Only the processor touches the fields below the
-// channel.
+// goroutines serve it, all owned by the socket's run: the reader, the
+// processor (process, after the Connected message) and the writer. Only
+// the processor touches the fields below the socket.
 type turnSession struct {
-	e      *Engine
-	conn   *websocket.Conn
-	rid    string
+	*socket
 	audio  *audio.SpeechDecoder
 	stream *sphinx.Stream
 	det    *turn.Detector
-	out    chan []byte
 
 	opts     api.TurnOptions // the settings in force
 	seq      int             // sequence_id of the next message
@@ -172,75 +160,6 @@ type turnSession struct {
 	inSpeech bool            // the voice detector hears speech
 
 	checkedContainer bool
-}
-
-func (s *turnSession) run(ctx context.Context) {
-	// As in listenSession.run: the socket's context outlives the engine's
-	// Close so that the stream can still say goodbye.
-	ioCtx, ioCancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer ioCancel()
-	in := make(chan inbound, 16)
-	stop := make(chan struct{})
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		s.read(ioCtx, in, stop)
-	}()
-	writeDone := make(chan struct{})
-	writeFailed := make(chan struct{})
-	go func() {
-		defer close(writeDone)
-		s.write(ioCtx, writeFailed)
-	}()
-
-	s.send(api.Connected{RequestID: s.rid, SequenceID: s.nextSeq()})
-	code, reason := s.process(ctx, in, writeFailed)
-
-	close(stop)
-	close(s.out)
-	select {
-	case <-writeDone:
-	case <-time.After(5 * time.Second):
-	}
-	_ = s.conn.Close(code, truncateReason(reason))
-	s.conn.CloseNow()
-	ioCancel()
-	<-readDone
-	<-writeDone
-}
-
-// read moves frames from the socket to the processor until reading
-// fails; once stop is closed it discards them.
-func (s *turnSession) read(ctx context.Context, in chan<- inbound, stop <-chan struct{}) {
-	for {
-		typ, data, err := s.conn.Read(ctx)
-		f := inbound{binary: typ == websocket.MessageBinary, data: data, err: err}
-		select {
-		case in <- f:
-		case <-stop:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// write sends the processor's messages in order.
-func (s *turnSession) write(ctx context.Context, failed chan<- struct{}) {
-	for msg := range s.out {
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := s.conn.Write(wctx, websocket.MessageText, msg)
-		cancel()
-		if err != nil {
-			close(failed)
-			for range s.out {
-				// Drain so the processor never blocks on a dead socket.
-			}
-			return
-		}
-	}
 }
 
 // process is the processor loop. It returns how to close the socket.
@@ -528,5 +447,5 @@ func (s *turnSession) send(msg json.Marshaler) {
 		s.e.log.Error("encode message", "err", err)
 		return
 	}
-	s.out <- b
+	s.out <- outFrame{data: b}
 }

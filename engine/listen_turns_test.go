@@ -38,19 +38,9 @@ type turnConn struct {
 // handshake it returns the answer instead.
 func dialTurns(t testing.TB, ctx context.Context, l *Local, rawQuery string) (*turnConn, *answer) {
 	t.Helper()
-	u := "ws://" + l.URL.Host + api.PathListenV2 + "?" + rawQuery
-	h := http.Header{"Authorization": {tokenAuth(l)}}
-	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: h})
-	if err != nil {
-		if resp == nil || resp.StatusCode == http.StatusSwitchingProtocols {
-			t.Fatalf("dial %s: %v", u, err)
-		}
-		var body []byte
-		if resp.Body != nil {
-			body, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
-		}
-		return nil, &answer{status: resp.StatusCode, header: resp.Header, body: body}
+	conn, a := dialPath(t, ctx, l, api.PathListenV2, rawQuery, nil)
+	if conn == nil {
+		return nil, a
 	}
 	conn.SetReadLimit(maxFrameBytes)
 	tc := &turnConn{conn: conn, msgs: make(chan api.TurnMessage, 4096), raw: make(chan []byte, 4096),
@@ -713,15 +703,15 @@ func FuzzTurnControl(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer stream.Close()
-		s := &turnSession{e: shared.Engine, det: det, audio: ad, stream: stream, out: make(chan []byte, 16),
+		s := &turnSession{socket: &socket{e: shared.Engine, out: make(chan outFrame, 16)}, det: det, audio: ad, stream: stream,
 			opts: api.TurnOptions{Model: api.ModelFluxGeneralEN, Encoding: "linear16", SampleRate: 16000}}
 		_, _, done := s.control([]byte(msg))
 		close(s.out)
 		var answers []string
-		for b := range s.out {
-			m, err := api.DecodeTurnMessage(b)
+		for f := range s.out {
+			m, err := api.DecodeTurnMessage(f.data)
 			if err != nil {
-				t.Fatalf("the engine sent %s: %v", b, err)
+				t.Fatalf("the engine sent %s: %v", f.data, err)
 			}
 			answers = append(answers, m.MessageType())
 		}

@@ -221,12 +221,46 @@ func doURL(t *testing.T, u, method, authz string, body []byte, header http.Heade
 // tokenAuth is the Authorization header of l's key.
 func tokenAuth(l *Local) string { return "Token " + l.Key.Reveal() }
 
+// post sends a POST with a raw query to path on l.
+func post(t *testing.T, l *Local, path, rawQuery string, body []byte, header http.Header) answer {
+	t.Helper()
+	target := path
+	if rawQuery != "" {
+		target += "?" + rawQuery
+	}
+	return do(t, l, http.MethodPost, target, tokenAuth(l), body, header)
+}
+
+// postTyped sends a POST with a raw query, a body and its Content-Type
+// (none when ctype is empty) to path on the shared engine.
+func postTyped(t *testing.T, path, rawQuery string, body []byte, ctype string) answer {
+	t.Helper()
+	h := http.Header{}
+	if ctype != "" {
+		h.Set("Content-Type", ctype)
+	}
+	return post(t, shared, path, rawQuery, body, h)
+}
+
 // dialRaw opens a WebSocket to l's /v1/listen with a raw query, as a
 // client that checks nothing would. On a refused handshake it returns the
 // answer instead of a connection.
 func dialRaw(t *testing.T, ctx context.Context, l *Local, rawQuery string, header http.Header) (*websocket.Conn, *answer) {
 	t.Helper()
-	u := "ws://" + l.URL.Host + api.PathListen
+	conn, a := dialPath(t, ctx, l, api.PathListen, rawQuery, header)
+	if conn != nil {
+		t.Cleanup(func() { conn.CloseNow() })
+	}
+	return conn, a
+}
+
+// dialPath opens a WebSocket to path on l with a raw query and header,
+// which carries the key's Authorization unless it sets its own. On a
+// refused handshake it returns the answer instead of a connection; the
+// caller closes the connection.
+func dialPath(t testing.TB, ctx context.Context, l *Local, path, rawQuery string, header http.Header) (*websocket.Conn, *answer) {
+	t.Helper()
+	u := "ws://" + l.URL.Host + path
 	if rawQuery != "" {
 		u += "?" + rawQuery
 	}
@@ -239,7 +273,6 @@ func dialRaw(t *testing.T, ctx context.Context, l *Local, rawQuery string, heade
 	}
 	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: h})
 	if err == nil {
-		t.Cleanup(func() { conn.CloseNow() })
 		return conn, nil
 	}
 	if resp == nil || resp.StatusCode == http.StatusSwitchingProtocols {

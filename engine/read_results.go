@@ -90,32 +90,42 @@ func convertIntel(res *intel.Result, inputTokens int, word func(int) int, opts i
 		out.sentimentInfo = info(sentimentModelUUID, written)
 	}
 	if opts.Topics {
-		t := &api.Topics{Segments: make([]api.TopicSegment, 0, len(res.Topics))}
-		written := 0
-		for _, seg := range res.Topics {
-			ts := api.TopicSegment{Text: seg.Text, StartWord: word(seg.StartWord), EndWord: word(seg.EndWord), Topics: make([]api.Topic, 0, len(seg.Labels))}
-			for _, l := range seg.Labels {
-				ts.Topics = append(ts.Topics, api.Topic{Topic: l.Name, ConfidenceScore: l.Confidence})
-				written += countTokens(l.Name)
-			}
-			t.Segments = append(t.Segments, ts)
-		}
-		out.topics = t
+		segs, written := convertLabeled(res.Topics, word,
+			func(name string, c float64) api.Topic { return api.Topic{Topic: name, ConfidenceScore: c} },
+			func(seg intel.Segment, start, end int, ts []api.Topic) api.TopicSegment {
+				return api.TopicSegment{Text: seg.Text, StartWord: start, EndWord: end, Topics: ts}
+			})
+		out.topics = &api.Topics{Segments: segs}
 		out.topicsInfo = info(topicModelUUID, written)
 	}
 	if opts.Intents {
-		in := &api.Intents{Segments: make([]api.IntentSegment, 0, len(res.Intents))}
-		written := 0
-		for _, seg := range res.Intents {
-			is := api.IntentSegment{Text: seg.Text, StartWord: word(seg.StartWord), EndWord: word(seg.EndWord), Intents: make([]api.Intent, 0, len(seg.Labels))}
-			for _, l := range seg.Labels {
-				is.Intents = append(is.Intents, api.Intent{Intent: l.Name, ConfidenceScore: l.Confidence})
-				written += countTokens(l.Name)
-			}
-			in.Segments = append(in.Segments, is)
-		}
-		out.intents = in
+		segs, written := convertLabeled(res.Intents, word,
+			func(name string, c float64) api.Intent { return api.Intent{Intent: name, ConfidenceScore: c} },
+			func(seg intel.Segment, start, end int, is []api.Intent) api.IntentSegment {
+				return api.IntentSegment{Text: seg.Text, StartWord: start, EndWord: end, Intents: is}
+			})
+		out.intents = &api.Intents{Segments: segs}
 		out.intentsInfo = info(intentModelUUID, written)
 	}
 	return out
+}
+
+// convertLabeled converts the segments of topics or intents, which differ
+// only in their types: label makes one of the service's labels, seg one
+// of its segments, from the segment and its word span mapped by word. It
+// also returns the tokens the labels write.
+func convertLabeled[S, L any](segs []intel.LabeledSegment, word func(int) int,
+	label func(name string, confidence float64) L,
+	seg func(seg intel.Segment, start, end int, labels []L) S) ([]S, int) {
+	out := make([]S, 0, len(segs))
+	written := 0
+	for _, sg := range segs {
+		labels := make([]L, 0, len(sg.Labels))
+		for _, l := range sg.Labels {
+			labels = append(labels, label(l.Name, l.Confidence))
+			written += countTokens(l.Name)
+		}
+		out = append(out, seg(sg.Segment, word(sg.StartWord), word(sg.EndWord), labels))
+	}
+	return out, written
 }

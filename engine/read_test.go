@@ -19,15 +19,7 @@ import (
 // shared engine.
 func postRead(t *testing.T, rawQuery string, body []byte, ctype string) answer {
 	t.Helper()
-	h := http.Header{}
-	if ctype != "" {
-		h.Set("Content-Type", ctype)
-	}
-	target := api.PathRead
-	if rawQuery != "" {
-		target += "?" + rawQuery
-	}
-	return do(t, shared, http.MethodPost, target, tokenAuth(shared), body, h)
+	return postTyped(t, api.PathRead, rawQuery, body, ctype)
 }
 
 // readOK decodes a successful /v1/read answer.

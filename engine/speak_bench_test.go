@@ -43,30 +43,7 @@ func BenchmarkSpeakFirstAudio(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StartTimer()
-			start := time.Now()
-			if err := st.Speak(ctx, firstAudioText); err != nil {
-				b.Fatal(err)
-			}
-			if err := st.Flush(ctx); err != nil {
-				b.Fatal(err)
-			}
-			first := true
-			for {
-				m, err := st.Next(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, ok := m.(*api.SpeakAudio); ok && first {
-					lat = append(lat, time.Since(start))
-					first = false
-				}
-				if w, ok := m.(*api.SpeakWarning); ok {
-					b.Fatalf("warning %+v", w)
-				}
-				if m.MessageType() == api.TypeFlushed {
-					break
-				}
-			}
+			lat = append(lat, timeFirstAudio(ctx, b, st, api.TypeFlushed))
 			st.Close()
 		}
 		reportLatency(b, lat)
@@ -82,30 +59,52 @@ func BenchmarkSpeakFirstAudio(b *testing.B) {
 		}
 		var lat []time.Duration
 		for b.Loop() {
-			start := time.Now()
-			if err := st.Speak(ctx, firstAudioText); err != nil {
-				b.Fatal(err)
-			}
-			if err := st.Flush(ctx); err != nil {
-				b.Fatal(err)
-			}
-			first := true
-			for {
-				m, err := st.Next(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, ok := m.(*api.SpeakAudio); ok && first {
-					lat = append(lat, time.Since(start))
-					first = false
-				}
-				if m.MessageType() == api.TypeSpeechMetadata {
-					break
-				}
-			}
+			lat = append(lat, timeFirstAudio(ctx, b, st, api.TypeSpeechMetadata))
 		}
 		reportLatency(b, lat)
 	})
+}
+
+// speakClient is what the measurement needs of a client of either speak
+// WebSocket.
+type speakClient[M interface{ MessageType() string }] interface {
+	Speak(ctx context.Context, text string) error
+	Flush(ctx context.Context) error
+	Next(ctx context.Context) (M, error)
+}
+
+// timeFirstAudio sends firstAudioText and a Flush, reads the answers up to
+// the message of type last, and returns the time to the first audio. A
+// warning fails the benchmark: the audio would not be what is measured.
+func timeFirstAudio[M interface{ MessageType() string }](ctx context.Context, b *testing.B, st speakClient[M], last string) time.Duration {
+	b.Helper()
+	start := time.Now()
+	if err := st.Speak(ctx, firstAudioText); err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var first time.Duration
+	for {
+		m, err := st.Next(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		switch m.MessageType() {
+		case api.TypeAudio:
+			if first == 0 {
+				first = time.Since(start)
+			}
+		case api.TypeWarning:
+			b.Fatalf("warning %+v", m)
+		case last:
+			if first == 0 {
+				b.Fatalf("%s before any audio", last)
+			}
+			return first
+		}
+	}
 }
 
 // reportLatency reports the median and 90th percentile of lat in ms.

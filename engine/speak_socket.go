@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"sync"
-	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/engine/tts"
 )
@@ -22,39 +23,31 @@ const (
 	speakOutQueue = 64
 )
 
-// outFrame is one frame for a speak socket's writer.
-type outFrame struct {
-	binary bool
-	data   []byte
-	// stale, when set and true at write time, drops the frame: its audio
-	// or message was cleared or interrupted while it waited.
-	stale func() bool
-	// build, when set, makes the frame's messages at write time, from the
-	// writer's own bookkeeping (what audio has really been sent).
-	build func() [][]byte
-	// written runs after the frame was written.
-	written func()
-}
-
-// speakSocket is what both speak WebSockets share: the connection and four
-// goroutines, all owned by serve: the reader (frames in), the processor
-// (client messages to jobs and replies), the worker (jobs to audio) and
-// the writer (frames out, in order).
+// speakSocket is what both speak WebSockets share: the socket and, beside
+// its reader and writer, two goroutines owned by serve: the processor
+// (client messages to jobs and replies) and the worker (jobs to audio).
 type speakSocket struct {
-	e    *Engine
-	conn *websocket.Conn
-	rid  string
-	out  chan outFrame
+	*socket
 }
 
-// acceptSpeak upgrades the request. Every check must have been made.
-func (e *Engine) acceptSpeak(w http.ResponseWriter, r *http.Request) (*speakSocket, bool) {
-	conn, err := websocket.Accept(w, r, nil)
-	if err != nil {
-		return nil, false // Accept has answered
+// acceptSpeak checks a speak WebSocket request, with plan for its query,
+// and upgrades it. Every refusal comes before the upgrade, so it gets an
+// HTTP status and an error body. When ok, done must be called once the
+// socket has been served; otherwise the request has been answered.
+func (e *Engine) acceptSpeak(w http.ResponseWriter, r *http.Request, plan func(url.Values, api.Mode) (*speakPlan, error)) (s *speakSocket, p *speakPlan, done func(), ok bool) {
+	if refuseOrigin(w, r) {
+		return nil, nil, nil, false
 	}
-	conn.SetReadLimit(maxSpeakFrameBytes)
-	return &speakSocket{e: e, conn: conn, rid: requestID(r.Context()), out: make(chan outFrame, speakOutQueue)}, true
+	p, err := plan(r.URL.Query(), api.Streaming)
+	if err != nil {
+		writeOptionError(w, r, err)
+		return nil, nil, nil, false
+	}
+	sock, done, ok := e.acceptSocket(w, r, maxSpeakFrameBytes, speakOutQueue)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	return &speakSocket{sock}, p, done, true
 }
 
 // serve runs the socket: it sends first, runs work on its own goroutine
@@ -63,97 +56,20 @@ func (e *Engine) acceptSpeak(w http.ResponseWriter, r *http.Request) (*speakSock
 func (s *speakSocket) serve(ctx context.Context, first any,
 	work func(ctx context.Context),
 	process func(ctx context.Context, in <-chan inbound, writeFailed, workDone <-chan struct{}) (websocket.StatusCode, string)) {
-	// As for the listen streams, the socket's I/O outlives the engine's
-	// Close by a moment so that the stream can still say goodbye.
-	ioCtx, ioCancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer ioCancel()
-	in := make(chan inbound, 16)
-	stop := make(chan struct{})
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		s.read(ioCtx, in, stop)
-	}()
-	writeDone := make(chan struct{})
-	writeFailed := make(chan struct{})
-	go func() {
-		defer close(writeDone)
-		s.write(ioCtx, writeFailed)
-	}()
-	workCtx, workCancel := context.WithCancel(ctx)
-	defer workCancel()
-	workDone := make(chan struct{})
-	go func() {
-		defer close(workDone)
-		work(workCtx)
-	}()
-
-	s.sendMsg(ctx, first)
-	code, reason := process(ctx, in, writeFailed, workDone)
-
-	workCancel()
-	<-workDone
-	close(stop)
-	close(s.out)
-	select {
-	case <-writeDone:
-	case <-time.After(5 * time.Second):
-	}
-	_ = s.conn.Close(code, truncateReason(reason))
-	s.conn.CloseNow()
-	ioCancel()
-	<-readDone
-	<-writeDone
-}
-
-// read moves frames from the socket to the processor until reading fails;
-// once stop is closed it discards them.
-func (s *speakSocket) read(ctx context.Context, in chan<- inbound, stop <-chan struct{}) {
-	for {
-		typ, data, err := s.conn.Read(ctx)
-		f := inbound{binary: typ == websocket.MessageBinary, data: data, err: err}
-		select {
-		case in <- f:
-		case <-stop:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// write sends the frames in order, dropping the stale ones.
-func (s *speakSocket) write(ctx context.Context, failed chan<- struct{}) {
-	for f := range s.out {
-		if f.stale != nil && f.stale() {
-			continue
-		}
-		msgs := [][]byte{f.data}
-		if f.build != nil {
-			msgs = f.build()
-		}
-		typ := websocket.MessageText
-		if f.binary {
-			typ = websocket.MessageBinary
-		}
-		for _, m := range msgs {
-			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err := s.conn.Write(wctx, typ, m)
-			cancel()
-			if err != nil {
-				close(failed)
-				for range s.out {
-					// Drain so that no sender blocks on a dead socket.
-				}
-				return
-			}
-		}
-		if f.written != nil {
-			f.written()
-		}
-	}
+	s.run(ctx, func(ctx context.Context, in <-chan inbound, writeFailed <-chan struct{}) (websocket.StatusCode, string) {
+		workCtx, workCancel := context.WithCancel(ctx)
+		workDone := make(chan struct{})
+		go func() {
+			defer close(workDone)
+			work(workCtx)
+		}()
+		defer func() {
+			workCancel()
+			<-workDone
+		}()
+		s.sendMsg(ctx, first)
+		return process(ctx, in, writeFailed, workDone)
+	})
 }
 
 // waitWorker waits for the worker to finish the jobs queued before a

@@ -47,30 +47,15 @@ const (
 // before the upgrade, so a refused request gets an HTTP status and an
 // error body: only linear16, mulaw and alaw stream.
 func (e *Engine) handleSpeakStream(w http.ResponseWriter, r *http.Request) {
-	if err := checkOrigin(r); err != nil {
-		writeError(w, r, http.StatusForbidden, "FORBIDDEN_ORIGIN", "The local engine refuses WebSocket connections from web pages: "+err.Error()+".")
-		return
-	}
-	plan, err := e.planSpeak(r.URL.Query(), api.Streaming)
-	if err != nil {
-		writeOptionError(w, r, err)
-		return
-	}
-	if !e.beginStream() {
-		writeError(w, r, http.StatusServiceUnavailable, "Service Unavailable", reasonShutdown+".")
-		return
-	}
-	defer e.streams.Done()
-	sock, ok := e.acceptSpeak(w, r)
+	sock, plan, done, ok := e.acceptSpeak(w, r, e.planSpeak)
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithCancel(e.ctx)
-	defer cancel()
+	defer done()
 	s := &speakStream{speakSocket: sock, plan: plan, q: newJobQueue[speakJob]()}
 	defer s.q.stop()
 	_, version := voiceArch(plan.voice)
-	sock.serve(ctx, api.SpeakMetadata{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUID: voiceUUID(plan.voice.Name)},
+	s.serve(e.ctx, api.SpeakMetadata{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUID: voiceUUID(plan.voice.Name)},
 		s.work, s.process)
 }
 

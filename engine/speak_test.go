@@ -38,36 +38,19 @@ var jsonHeader = http.Header{"Content-Type": {"application/json"}}
 // checks nothing would.
 func postSpeak(t *testing.T, l *Local, path, rawQuery, text string) answer {
 	t.Helper()
-	target := path
-	if rawQuery != "" {
-		target += "?" + rawQuery
-	}
-	return do(t, l, http.MethodPost, target, tokenAuth(l), speakBody(t, text), jsonHeader)
+	return post(t, l, path, rawQuery, speakBody(t, text), jsonHeader)
 }
 
 // dialSpeakRaw opens a WebSocket on a speak path with a raw query. On a
 // refused handshake it returns the answer instead.
 func dialSpeakRaw(t *testing.T, ctx context.Context, l *Local, path, rawQuery string) (*websocket.Conn, *answer) {
 	t.Helper()
-	u := "ws://" + l.URL.Host + path
-	if rawQuery != "" {
-		u += "?" + rawQuery
-	}
-	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {tokenAuth(l)}}})
-	if err == nil {
+	conn, a := dialPath(t, ctx, l, path, rawQuery, nil)
+	if conn != nil {
 		conn.SetReadLimit(16 << 20)
 		t.Cleanup(func() { conn.CloseNow() })
-		return conn, nil
 	}
-	if resp == nil || resp.StatusCode == http.StatusSwitchingProtocols {
-		t.Fatalf("dial %s: %v", u, err)
-	}
-	var body []byte
-	if resp.Body != nil {
-		body, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
-	}
-	return nil, &answer{status: resp.StatusCode, header: resp.Header, body: body}
+	return conn, a
 }
 
 // rawFrame is a frame read from a raw socket: audio, or a message.

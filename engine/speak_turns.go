@@ -32,30 +32,15 @@ const (
 // synthesis with the flux voices). Any batch-only or unknown parameter
 // fails the handshake.
 func (e *Engine) handleSpeechStream(w http.ResponseWriter, r *http.Request) {
-	if err := checkOrigin(r); err != nil {
-		writeError(w, r, http.StatusForbidden, "FORBIDDEN_ORIGIN", "The local engine refuses WebSocket connections from web pages: "+err.Error()+".")
-		return
-	}
-	plan, err := e.planSpeakV2(r.URL.Query(), api.Streaming)
-	if err != nil {
-		writeOptionError(w, r, err)
-		return
-	}
-	if !e.beginStream() {
-		writeError(w, r, http.StatusServiceUnavailable, "Service Unavailable", reasonShutdown+".")
-		return
-	}
-	defer e.streams.Done()
-	sock, ok := e.acceptSpeak(w, r)
+	sock, plan, done, ok := e.acceptSpeak(w, r, e.planSpeakV2)
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithCancel(e.ctx)
-	defer cancel()
+	defer done()
 	s := &speechStream{speakSocket: sock, plan: plan, q: newJobQueue[speechJob](), speed: plan.params.Speed}
 	defer s.q.stop()
 	_, version := voiceArch(plan.voice)
-	sock.serve(ctx, api.SpeechConnected{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUIDs: []string{voiceUUID(plan.voice.Name)}},
+	s.serve(e.ctx, api.SpeechConnected{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUIDs: []string{voiceUUID(plan.voice.Name)}},
 		s.work, s.process)
 }
 
