@@ -23,6 +23,7 @@ import (
 type recordedRequest struct {
 	Method, Path, Auth, ContentType, UserAgent string
 	Query                                      url.Values
+	RawQuery                                   string
 	Body                                       []byte
 }
 

@@ -37,6 +37,65 @@ var listenMessageSeeds = []string{
 	"{\"type\":\"Results\",\"channel\":{\"alternatives\":[{\"transcript\":\"\xff\xfe\"}]}}",
 }
 
+// fuzzQuery fuzzes check with every input that parses as a URL query,
+// seeded with seeds: the parsers of options see only parsed queries.
+func fuzzQuery(f *testing.F, seeds []string, check func(t *testing.T, q url.Values)) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		check(t, q)
+	})
+}
+
+// checkDecoded asserts what every decoder of untrusted messages promises:
+// the input is not changed, exactly one of a message and an error, an
+// unknown type keeps its bytes, and a known message encodes to a fixed
+// point of its own type.
+func checkDecoded[M interface{ MessageType() string }](t *testing.T, data []byte, decode func([]byte) (M, error)) {
+	t.Helper()
+	in := bytes.Clone(data)
+	m, err := decode(data)
+	if !bytes.Equal(in, data) {
+		t.Fatal("the decoder changed its input")
+	}
+	var none M
+	if err != nil {
+		if !reflect.DeepEqual(m, none) {
+			t.Fatalf("both a message %#v and an error %v", m, err)
+		}
+		return
+	}
+	if reflect.DeepEqual(m, none) {
+		t.Fatal("no message and no error")
+	}
+	if u, ok := any(m).(*api.UnknownMessage); ok {
+		if !bytes.Equal(u.Raw, data) {
+			t.Fatal("an unknown message does not keep its bytes")
+		}
+		return
+	}
+	enc, err := json.Marshal(m)
+	if err != nil {
+		t.Fatalf("encode %#v: %v", m, err)
+	}
+	again, err := decode(enc)
+	if err != nil {
+		t.Fatalf("decode of own encoding %s: %v", enc, err)
+	}
+	if reflect.TypeOf(again) != reflect.TypeOf(m) || again.MessageType() != m.MessageType() {
+		t.Fatalf("%T became %T through %s", m, again, enc)
+	}
+	enc2, err := json.Marshal(again)
+	if err != nil || !bytes.Equal(enc, enc2) {
+		t.Fatalf("encoding is not stable:\n%s\n%s", enc, enc2)
+	}
+}
+
 func FuzzDecodeListenMessage(f *testing.F) {
 	for _, s := range listenMessageSeeds {
 		f.Add([]byte(s))
@@ -45,43 +104,7 @@ func FuzzDecodeListenMessage(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := bytes.Clone(data)
-		m, err := api.DecodeListenMessage(data)
-		if !bytes.Equal(in, data) {
-			t.Fatal("the decoder changed its input")
-		}
-		if err != nil {
-			if m != nil {
-				t.Fatalf("both a message %#v and an error %v", m, err)
-			}
-			return
-		}
-		if m == nil {
-			t.Fatal("no message and no error")
-		}
-		if u, ok := m.(*api.UnknownMessage); ok {
-			if !bytes.Equal(u.Raw, data) {
-				t.Fatal("an unknown message does not keep its bytes")
-			}
-			return
-		}
-		// A known message encodes to a fixed point: what it encodes to
-		// decodes to a message that encodes the same way.
-		enc, err := json.Marshal(m)
-		if err != nil {
-			t.Fatalf("encode %#v: %v", m, err)
-		}
-		again, err := api.DecodeListenMessage(enc)
-		if err != nil {
-			t.Fatalf("decode of own encoding %s: %v", enc, err)
-		}
-		if reflect.TypeOf(again) != reflect.TypeOf(m) {
-			t.Fatalf("%T became %T through %s", m, again, enc)
-		}
-		enc2, err := json.Marshal(again)
-		if err != nil || !bytes.Equal(enc, enc2) {
-			t.Fatalf("encoding is not stable:\n%s\n%s", enc, enc2)
-		}
+		checkDecoded(t, data, api.DecodeListenMessage)
 	})
 }
 
@@ -149,7 +172,7 @@ func FuzzParseError(f *testing.F) {
 }
 
 func FuzzParseListenQuery(f *testing.F) {
-	for _, s := range []string{
+	fuzzQuery(f, []string{
 		"model=nova-3&smart_format=true",
 		"model=nova-3&smart_format=true&summarize=v2",
 		"channels=1&encoding=mulaw&language=en-US&model=nova-3&punctuate=true&sample_rate=8000&smart_format=true",
@@ -162,14 +185,7 @@ func FuzzParseListenQuery(f *testing.F) {
 		"unknown=1&%zz=1&model=%20flux%20",
 		"summarize=V2&encoding=LINEAR16&callback_method=%C3%9F",
 		"",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		q, err := url.ParseQuery(raw)
-		if err != nil {
-			return
-		}
+	}, func(t *testing.T, q url.Values) {
 		o, _, err := api.ParseListenQuery(q)
 		if err != nil {
 			var oe *api.OptionError

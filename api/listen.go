@@ -500,13 +500,8 @@ func (o *ListenOptions) Validate(mode Mode) error {
 	default:
 		return badParam(qSummarize, fmt.Sprintf("summarize takes v2, not %q", o.Summarize))
 	}
-	for _, m := range []struct{ name, v string }{{qCustomTopicMode, o.CustomTopicMode}, {qCustomIntentMode, o.CustomIntentMode}} {
-		if m.v != "" && m.v != "extended" && m.v != "strict" {
-			return badParam(m.name, fmt.Sprintf("%s takes extended or strict, not %q", m.name, m.v))
-		}
-	}
-	if len(o.CustomTopic) > 100 || len(o.CustomIntent) > 100 {
-		return badParam(qCustomTopic, "at most 100 custom topics and 100 custom intents may be given")
+	if err := checkCustom(o.CustomTopicMode, o.CustomIntentMode, len(o.CustomTopic), len(o.CustomIntent)); err != nil {
+		return err
 	}
 	if o.CallbackMethod != "" {
 		allowed := []string{"POST", "PUT"}
@@ -517,10 +512,8 @@ func (o *ListenOptions) Validate(mode Mode) error {
 			return badParam(qCallbackMethod, fmt.Sprintf("callback_method takes %s, not %q", strings.Join(allowed, " or "), o.CallbackMethod))
 		}
 	}
-	if o.Callback != "" {
-		if u, err := url.Parse(o.Callback); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return badParam(qCallback, fmt.Sprintf("callback %q is not an http or https URL", o.Callback))
-		}
+	if err := checkCallback(o.Callback); err != nil {
+		return err
 	}
 	if mode == Streaming {
 		if o.Summarize != "" {
@@ -581,6 +574,33 @@ func (o *ListenOptions) CheckRequest(mode Mode) error {
 		case o.VADEvents:
 			return badParam(qVADEvents, "vad_events applies to streaming only")
 		}
+	}
+	return nil
+}
+
+// checkCustom applies the rules /v1/listen and /v1/read share on custom
+// topics and intents: each mode is extended or strict, and at most 100
+// of each may be given.
+func checkCustom(topicMode, intentMode string, topics, intents int) error {
+	for _, m := range []struct{ name, v string }{{qCustomTopicMode, topicMode}, {qCustomIntentMode, intentMode}} {
+		if m.v != "" && m.v != "extended" && m.v != "strict" {
+			return badParam(m.name, fmt.Sprintf("%s takes extended or strict, not %q", m.name, m.v))
+		}
+	}
+	if topics > 100 || intents > 100 {
+		return badParam(qCustomTopic, "at most 100 custom topics and 100 custom intents may be given")
+	}
+	return nil
+}
+
+// checkCallback refuses a callback, when one is given, that is not an
+// absolute http or https URL.
+func checkCallback(callback string) error {
+	if callback == "" {
+		return nil
+	}
+	if u, err := url.Parse(callback); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return badParam(qCallback, fmt.Sprintf("callback %q is not an http or https URL", callback))
 	}
 	return nil
 }

@@ -175,32 +175,45 @@ func peekType(data []byte) (string, error) {
 	return *head.Type, nil
 }
 
+// decodeMessage decodes a text frame received from a WebSocket into the
+// message byType makes for its type. A type byType does not know (it
+// makes an *UnknownMessage) keeps its raw JSON; malformed JSON is an
+// error.
+func decodeMessage[M interface{ MessageType() string }](data []byte, byType func(typ string) M) (M, error) {
+	var none M
+	typ, err := peekType(data)
+	if err != nil {
+		return none, err
+	}
+	msg := byType(typ)
+	if u, ok := any(msg).(*UnknownMessage); ok {
+		u.Type, u.Raw = typ, append(json.RawMessage(nil), data...)
+		return msg, nil
+	}
+	if err := json.Unmarshal(data, msg); err != nil {
+		return none, fmt.Errorf("decode %s message: %w", typ, err)
+	}
+	return msg, nil
+}
+
 // DecodeListenMessage decodes a text frame received from /v1/listen.
 // Unknown types become *UnknownMessage; malformed JSON is an error.
 func DecodeListenMessage(data []byte) (ListenMessage, error) {
-	typ, err := peekType(data)
-	if err != nil {
-		return nil, err
-	}
-	var msg ListenMessage
-	switch typ {
-	case TypeResults:
-		msg = &Results{}
-	case TypeMetadata:
-		msg = &Metadata{}
-	case TypeUtteranceEnd:
-		msg = &UtteranceEnd{}
-	case TypeSpeechStarted:
-		msg = &SpeechStarted{}
-	case TypeError:
-		msg = &StreamError{}
-	default:
-		return &UnknownMessage{Type: typ, Raw: append(json.RawMessage(nil), data...)}, nil
-	}
-	if err := json.Unmarshal(data, msg); err != nil {
-		return nil, fmt.Errorf("decode %s message: %w", typ, err)
-	}
-	return msg, nil
+	return decodeMessage(data, func(typ string) ListenMessage {
+		switch typ {
+		case TypeResults:
+			return &Results{}
+		case TypeMetadata:
+			return &Metadata{}
+		case TypeUtteranceEnd:
+			return &UtteranceEnd{}
+		case TypeSpeechStarted:
+			return &SpeechStarted{}
+		case TypeError:
+			return &StreamError{}
+		}
+		return &UnknownMessage{}
+	})
 }
 
 // DecodeControlMessage decodes a text frame a client sent to /v1/listen.

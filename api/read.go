@@ -196,21 +196,14 @@ func (o *ReadOptions) Validate() error {
 	default:
 		return badParam(qSummarize, fmt.Sprintf("summarize takes true or v2, not %q", o.Summarize))
 	}
-	for _, m := range []struct{ name, v string }{{qCustomTopicMode, o.CustomTopicMode}, {qCustomIntentMode, o.CustomIntentMode}} {
-		if m.v != "" && m.v != "extended" && m.v != "strict" {
-			return badParam(m.name, fmt.Sprintf("%s takes extended or strict, not %q", m.name, m.v))
-		}
-	}
-	if len(o.CustomTopic) > 100 || len(o.CustomIntent) > 100 {
-		return badParam(qCustomTopic, "at most 100 custom topics and 100 custom intents may be given")
+	if err := checkCustom(o.CustomTopicMode, o.CustomIntentMode, len(o.CustomTopic), len(o.CustomIntent)); err != nil {
+		return err
 	}
 	if o.CallbackMethod != "" && !slices.Contains([]string{"POST", "PUT"}, o.CallbackMethod) {
 		return badParam(qCallbackMethod, fmt.Sprintf("callback_method takes POST or PUT, not %q", o.CallbackMethod))
 	}
-	if o.Callback != "" {
-		if u, err := url.Parse(o.Callback); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return badParam(qCallback, fmt.Sprintf("callback %q is not an http or https URL", o.Callback))
-		}
+	if err := checkCallback(o.Callback); err != nil {
+		return err
 	}
 	return nil
 }

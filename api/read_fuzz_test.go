@@ -55,7 +55,7 @@ func FuzzDecodeReadResponse(f *testing.F) {
 }
 
 func FuzzParseReadOptions(f *testing.F) {
-	for _, s := range []string{
+	fuzzQuery(f, []string{
 		"language=en&summarize=v2&sentiment=true&topics=true&intents=true",
 		"language=en-US&custom_topic=billing&custom_topic=refund&custom_topic_mode=strict",
 		"summarize=true",
@@ -64,14 +64,7 @@ func FuzzParseReadOptions(f *testing.F) {
 		"language=%00&custom_intent=%ff&custom_intent_mode=EXTENDED",
 		"language=en&language=de&summarize=v1",
 		"",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		q, err := url.ParseQuery(raw)
-		if err != nil {
-			return
-		}
+	}, func(t *testing.T, q url.Values) {
 		o, _, err := api.ParseReadOptions(q)
 		if err != nil {
 			var oe *api.OptionError

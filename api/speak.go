@@ -480,10 +480,8 @@ func checkSpeakCallback(callback, method, priority string, mode Mode) error {
 		}
 		return nil
 	}
-	if callback != "" {
-		if u, err := url.Parse(callback); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return badParam(qCallback, fmt.Sprintf("callback %q is not an http or https URL", callback))
-		}
+	if err := checkCallback(callback); err != nil {
+		return err
 	}
 	if method != "" && method != http.MethodPost && method != http.MethodPut {
 		return badParam(qCallbackMethod, fmt.Sprintf("callback_method takes POST or PUT, not %q", method))

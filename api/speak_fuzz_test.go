@@ -33,50 +33,6 @@ var speakMessageSeeds = []string{
 	"{\"type\":\"Warning\",\"warn_msg\":\"\xff\xfe\"}",
 }
 
-// checkDecoded asserts what every decoder of untrusted messages promises:
-// the input is not changed, exactly one of a message and an error, an
-// unknown type keeps its bytes, and a known message encodes to a fixed
-// point of its own type.
-func checkDecoded[M interface{ MessageType() string }](t *testing.T, data []byte, decode func([]byte) (M, error)) {
-	t.Helper()
-	in := bytes.Clone(data)
-	m, err := decode(data)
-	if !bytes.Equal(in, data) {
-		t.Fatal("the decoder changed its input")
-	}
-	var none M
-	if err != nil {
-		if !reflect.DeepEqual(m, none) {
-			t.Fatalf("both a message %#v and an error %v", m, err)
-		}
-		return
-	}
-	if reflect.DeepEqual(m, none) {
-		t.Fatal("no message and no error")
-	}
-	if u, ok := any(m).(*api.UnknownMessage); ok {
-		if !bytes.Equal(u.Raw, data) {
-			t.Fatal("an unknown message does not keep its bytes")
-		}
-		return
-	}
-	enc, err := json.Marshal(m)
-	if err != nil {
-		t.Fatalf("encode %#v: %v", m, err)
-	}
-	again, err := decode(enc)
-	if err != nil {
-		t.Fatalf("decode of own encoding %s: %v", enc, err)
-	}
-	if reflect.TypeOf(again) != reflect.TypeOf(m) || again.MessageType() != m.MessageType() {
-		t.Fatalf("%T became %T through %s", m, again, enc)
-	}
-	enc2, err := json.Marshal(again)
-	if err != nil || !bytes.Equal(enc, enc2) {
-		t.Fatalf("encoding is not stable:\n%s\n%s", enc, enc2)
-	}
-}
-
 func FuzzDecodeSpeakMessage(f *testing.F) {
 	for _, s := range speakMessageSeeds {
 		f.Add([]byte(s))
@@ -150,14 +106,7 @@ var speakQuerySeeds = []string{
 }
 
 func FuzzParseSpeakOptions(f *testing.F) {
-	for _, s := range speakQuerySeeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		q, err := url.ParseQuery(raw)
-		if err != nil {
-			return
-		}
+	fuzzQuery(f, speakQuerySeeds, func(t *testing.T, q url.Values) {
 		o, unknown, err := api.ParseSpeakOptions(q)
 		if !slices.IsSorted(unknown) {
 			t.Fatalf("unknown %v is not sorted", unknown)
@@ -182,14 +131,7 @@ func FuzzParseSpeakOptions(f *testing.F) {
 }
 
 func FuzzParseSpeakV2Options(f *testing.F) {
-	for _, s := range speakQuerySeeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		q, err := url.ParseQuery(raw)
-		if err != nil {
-			return
-		}
+	fuzzQuery(f, speakQuerySeeds, func(t *testing.T, q url.Values) {
 		for _, mode := range []api.Mode{api.Batch, api.Streaming} {
 			o, unknown, err := api.ParseSpeakV2Options(q, mode)
 			if err != nil {

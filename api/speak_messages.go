@@ -162,29 +162,21 @@ func (m *SpeakWarning) UnmarshalJSON(data []byte) error {
 // Unknown types become *UnknownMessage with the raw JSON; malformed JSON
 // is an error. It never panics.
 func DecodeSpeakMessage(data []byte) (SpeakMessage, error) {
-	typ, err := peekType(data)
-	if err != nil {
-		return nil, err
-	}
-	var msg SpeakMessage
-	switch typ {
-	case TypeMetadata:
-		msg = &SpeakMetadata{}
-	case TypeFlushed:
-		msg = &Flushed{}
-	case TypeCleared:
-		msg = &Cleared{}
-	case TypeWarning:
-		msg = &SpeakWarning{}
-	case TypeError:
-		msg = &StreamError{}
-	default:
-		return &UnknownMessage{Type: typ, Raw: append(json.RawMessage(nil), data...)}, nil
-	}
-	if err := json.Unmarshal(data, msg); err != nil {
-		return nil, fmt.Errorf("decode %s message: %w", typ, err)
-	}
-	return msg, nil
+	return decodeMessage(data, func(typ string) SpeakMessage {
+		switch typ {
+		case TypeMetadata:
+			return &SpeakMetadata{}
+		case TypeFlushed:
+			return &Flushed{}
+		case TypeCleared:
+			return &Cleared{}
+		case TypeWarning:
+			return &SpeakWarning{}
+		case TypeError:
+			return &StreamError{}
+		}
+		return &UnknownMessage{}
+	})
 }
 
 // SpeakClientMessage is a message a client sends on a speak WebSocket:

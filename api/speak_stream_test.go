@@ -5,10 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,94 +13,6 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 )
-
-// speakServer is a WebSocket server of one speak path (plus
-// /v1/auth/grant) that records handshakes and runs session on every
-// accepted connection. Its cleanup stops every session and waits for it.
-type speakServer struct {
-	*httptest.Server
-	ctx context.Context
-	wg  sync.WaitGroup
-
-	session func(ctx context.Context, c *websocket.Conn)
-
-	mu         sync.Mutex
-	handshakes []recordedRequest
-	rawQueries []string
-	grants     int
-}
-
-func newSpeakServer(t *testing.T, path string, session func(ctx context.Context, c *websocket.Conn)) *speakServer {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &speakServer{ctx: ctx, session: session}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+api.PathAuthGrant, func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.grants++
-		n := s.grants
-		s.mu.Unlock()
-		writeJSON(w, http.StatusOK, map[string]any{"access_token": "jwt-" + strconv.Itoa(n), "expires_in": 30})
-	})
-	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-		s.wg.Add(1)
-		defer s.wg.Done()
-		s.mu.Lock()
-		s.handshakes = append(s.handshakes, recordedRequest{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"),
-			UserAgent: r.Header.Get("User-Agent"), Query: r.URL.Query()})
-		s.rawQueries = append(s.rawQueries, r.URL.RawQuery)
-		s.mu.Unlock()
-		w.Header().Set(api.HeaderRequestID, "speak-req-1")
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			t.Errorf("accept: %v", err)
-			return
-		}
-		defer c.CloseNow()
-		s.session(s.ctx, c)
-	})
-	s.Server = httptest.NewServer(mux)
-	t.Cleanup(func() {
-		cancel()
-		s.Close()
-		s.wg.Wait()
-		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-	})
-	return s
-}
-
-func (s *speakServer) client(t *testing.T, cfg api.Config) *api.Client {
-	t.Helper()
-	base, err := api.ParseBaseURL(s.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Endpoint.Base = base
-	if cfg.APIKey == "" && cfg.AccessToken == "" {
-		cfg.APIKey = "KEY"
-	}
-	c, err := api.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func (s *speakServer) handshakeCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.handshakes)
-}
-
-func (s *speakServer) handshake(t *testing.T, i int) (recordedRequest, string) {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i >= len(s.handshakes) {
-		t.Fatalf("%d handshakes, want at least %d", len(s.handshakes), i+1)
-	}
-	return s.handshakes[i], s.rawQueries[i]
-}
 
 // testFlushLimit stands for the service's 20 flushes a minute, kept small.
 const testFlushLimit = 2
@@ -180,17 +89,7 @@ func nextSpeak(t *testing.T, st *api.SpeakStream) api.SpeakMessage {
 
 func TestSpeakStreamHandshake(t *testing.T) {
 	opts := api.SpeakOptions{Model: "aura-2-thalia-en", Encoding: "linear16", SampleRate: 16000, Speed: 1.2, Tag: []string{"a b"}, MipOptOut: true}
-	tests := []struct {
-		name       string
-		cfg        api.Config
-		wantAuth   string
-		wantGrants int
-	}{
-		{"key", api.Config{APIKey: "KEY"}, "Token KEY", 0},
-		{"access token", api.Config{APIKey: "KEY", AccessToken: "JWT"}, "Bearer JWT", 0},
-		{"short-lived token", api.Config{APIKey: "KEY", ShortLivedTokens: true}, "Bearer jwt-1", 1},
-	}
-	for _, tt := range tests {
+	for _, tt := range handshakeAuths {
 		t.Run(tt.name, func(t *testing.T) {
 			checkNoLeak(t)
 			got := make(chan []wsFrame, 1)
@@ -199,7 +98,8 @@ func TestSpeakStreamHandshake(t *testing.T) {
 			if st.RequestID() != "speak-req-1" {
 				t.Errorf("RequestID %q", st.RequestID())
 			}
-			hs, raw := srv.handshake(t, 0)
+			hs := srv.handshake(t, 0)
+			raw := hs.RawQuery
 			if hs.Method != http.MethodGet || hs.Path != api.PathSpeak || hs.Auth != tt.wantAuth {
 				t.Errorf("handshake %+v", hs)
 			}
@@ -210,12 +110,7 @@ func TestSpeakStreamHandshake(t *testing.T) {
 			if err != nil || len(unknown) != 0 || parsed.Validate(api.Streaming) != nil {
 				t.Errorf("the engine reads %+v %v %v", parsed, unknown, err)
 			}
-			srv.mu.Lock()
-			grants := srv.grants
-			srv.mu.Unlock()
-			if grants != tt.wantGrants {
-				t.Errorf("%d grants, want %d", grants, tt.wantGrants)
-			}
+			srv.checkGrants(t, tt.wantGrants)
 			if m, ok := nextSpeak(t, st).(*api.SpeakMetadata); !ok || m.RequestID != "speak-req-1" || m.ModelName != "aura-2-thalia-en" {
 				t.Errorf("first message %#v, want Metadata", m)
 			}

@@ -68,37 +68,19 @@ var speakV2StreamParams = []string{qModel, qEncoding, qSampleRate, qSpeed, qExpr
 // speakV2BatchOnlyParams are the parameters only the batch request takes.
 var speakV2BatchOnlyParams = []string{qContainer, qBitRate, qCallback, qCallbackMethod, qPriority}
 
-// Query returns the options as the URL query of a batch request.
+// Query returns the options as the URL query of a batch request: the
+// parameters /v1/speak shares, the speed written as the step it names,
+// and the expressivity.
 func (o *SpeakV2Options) Query() url.Values {
-	q := url.Values{}
-	setStr := func(k, v string) {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	setStr(qModel, o.Model)
-	setStr(qEncoding, o.Encoding)
-	if o.SampleRate != 0 {
-		q.Set(qSampleRate, strconv.Itoa(o.SampleRate))
-	}
+	shared := SpeakOptions{Model: o.Model, Encoding: o.Encoding, Container: o.Container, SampleRate: o.SampleRate,
+		BitRate: o.BitRate, Callback: o.Callback, CallbackMethod: o.CallbackMethod, Priority: o.Priority,
+		Tag: o.Tag, MipOptOut: o.MipOptOut}
+	q := shared.Query()
 	if o.Speed != 0 {
 		q.Set(qSpeed, FormatSpeakV2Speed(o.Speed))
 	}
 	if o.Expressivity != nil {
 		q.Set(qExpressivity, strconv.Itoa(*o.Expressivity))
-	}
-	setStr(qContainer, o.Container)
-	if o.BitRate != 0 {
-		q.Set(qBitRate, strconv.Itoa(o.BitRate))
-	}
-	setStr(qCallback, o.Callback)
-	setStr(qCallbackMethod, o.CallbackMethod)
-	setStr(qPriority, o.Priority)
-	for _, t := range o.Tag {
-		q.Add(qTag, t)
-	}
-	if o.MipOptOut {
-		q.Set(qMipOptOut, "true")
 	}
 	return q
 }

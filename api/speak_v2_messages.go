@@ -182,35 +182,27 @@ func (m *SpeechError) Err() *Error { return &Error{Code: m.Code, Message: m.Desc
 // Unknown types become *UnknownMessage with the raw JSON; unknown warning
 // codes are kept. Malformed JSON is an error. It never panics.
 func DecodeSpeechMessage(data []byte) (SpeechMessage, error) {
-	typ, err := peekType(data)
-	if err != nil {
-		return nil, err
-	}
-	var msg SpeechMessage
-	switch typ {
-	case TypeConnected:
-		msg = &SpeechConnected{}
-	case TypeSpeechStarted:
-		msg = &SpeechTurnStarted{}
-	case TypeFlushed:
-		msg = &SpeechFlushed{}
-	case TypeSpeechMetadata:
-		msg = &SpeechMetadata{}
-	case TypeSpeechInterrupted:
-		msg = &SpeechInterrupted{}
-	case TypeSessionMetadata:
-		msg = &SessionMetadata{}
-	case TypeWarning:
-		msg = &SpeechWarning{}
-	case TypeError:
-		msg = &SpeechError{}
-	default:
-		return &UnknownMessage{Type: typ, Raw: append(json.RawMessage(nil), data...)}, nil
-	}
-	if err := json.Unmarshal(data, msg); err != nil {
-		return nil, fmt.Errorf("decode %s message: %w", typ, err)
-	}
-	return msg, nil
+	return decodeMessage(data, func(typ string) SpeechMessage {
+		switch typ {
+		case TypeConnected:
+			return &SpeechConnected{}
+		case TypeSpeechStarted:
+			return &SpeechTurnStarted{}
+		case TypeFlushed:
+			return &SpeechFlushed{}
+		case TypeSpeechMetadata:
+			return &SpeechMetadata{}
+		case TypeSpeechInterrupted:
+			return &SpeechInterrupted{}
+		case TypeSessionMetadata:
+			return &SessionMetadata{}
+		case TypeWarning:
+			return &SpeechWarning{}
+		case TypeError:
+			return &SpeechError{}
+		}
+		return &UnknownMessage{}
+	})
 }
 
 // SpeechInterrupt ends the turn in progress at once; the service answers

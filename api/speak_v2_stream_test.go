@@ -138,7 +138,8 @@ func TestSpeechStreamHandshake(t *testing.T) {
 		o.Encoding, o.SampleRate, o.Speed, o.Expressivity, o.Tag, o.MipOptOut = "mulaw", 8000, 1+0.05, intp(0), []string{"t"}, true
 	})
 	st := speechStream(t, srv.client(t, api.Config{APIKey: "KEY", ShortLivedTokens: true}), opts)
-	hs, raw := srv.handshake(t, 0)
+	hs := srv.handshake(t, 0)
+	raw := hs.RawQuery
 	if hs.Path != api.PathSpeakV2 || hs.Auth != "Bearer jwt-1" {
 		t.Errorf("handshake %+v", hs)
 	}

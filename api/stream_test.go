@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,98 +32,6 @@ func (f wsFrame) String() string {
 		return fmt.Sprintf("binary(%d)", len(f.data))
 	}
 	return "text" + string(f.data)
-}
-
-// listenServer is a WebSocket /v1/listen server (plus /v1/auth/grant)
-// that records handshakes and runs session on every accepted connection.
-// Its cleanup stops every session and waits for it.
-type listenServer struct {
-	*httptest.Server
-	ctx context.Context
-	wg  sync.WaitGroup
-
-	// refuse, when it returns true, has answered the handshake itself.
-	refuse func(w http.ResponseWriter, r *http.Request) bool
-	// session runs an accepted connection; the connection is closed when
-	// it returns.
-	session func(ctx context.Context, c *websocket.Conn)
-
-	mu         sync.Mutex
-	handshakes []recordedRequest
-	grants     []recordedRequest
-}
-
-func newListenServer(t *testing.T, session func(ctx context.Context, c *websocket.Conn), tune ...func(*http.Server)) *listenServer {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &listenServer{ctx: ctx, session: session}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+api.PathAuthGrant, func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.grants = append(s.grants, recordedRequest{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
-		n := len(s.grants)
-		s.mu.Unlock()
-		if r.Header.Get("Authorization") != "Token KEY" {
-			writeJSON(w, http.StatusUnauthorized, api.LegacyErrorBody{ErrCode: api.CodeInvalidAuth, ErrMsg: "Invalid credentials."})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"access_token": "jwt-" + strconv.Itoa(n), "expires_in": 30})
-	})
-	mux.HandleFunc(api.PathListen, func(w http.ResponseWriter, r *http.Request) {
-		s.wg.Add(1)
-		defer s.wg.Done()
-		s.mu.Lock()
-		s.handshakes = append(s.handshakes, recordedRequest{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"),
-			UserAgent: r.Header.Get("User-Agent"), Query: r.URL.Query()})
-		s.mu.Unlock()
-		if s.refuse != nil && s.refuse(w, r) {
-			return
-		}
-		w.Header().Set(api.HeaderRequestID, "stream-req-1")
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			t.Errorf("accept: %v", err)
-			return
-		}
-		defer c.CloseNow()
-		s.session(s.ctx, c)
-	})
-	s.Server = httptest.NewUnstartedServer(mux)
-	for _, f := range tune {
-		f(s.Config)
-	}
-	s.Start()
-	t.Cleanup(func() {
-		cancel()
-		s.Close()
-		s.wg.Wait()
-		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-	})
-	return s
-}
-
-func (s *listenServer) client(t *testing.T, cfg api.Config) *api.Client {
-	t.Helper()
-	base, err := api.ParseBaseURL(s.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Endpoint.Base = base
-	if cfg.APIKey == "" && cfg.AccessToken == "" {
-		cfg.APIKey = "KEY"
-	}
-	c, err := api.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func (s *listenServer) handshakeCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.handshakes)
 }
 
 // listen opens a stream that the test's cleanup closes.
@@ -190,15 +97,7 @@ func TestListenHandshake(t *testing.T) {
 	opts := api.ListenOptions{Model: "nova-3", Encoding: "mulaw", SampleRate: 8000, Channels: 1, Language: "en-US",
 		Punctuate: true, SmartFormat: true, InterimResults: true, UtteranceEndMs: 1000, Endpointing: api.EndpointingOff,
 		Keyterm: []string{"Earshot", "a&b"}, Extra: map[string]string{"k": "v"}}
-	tests := []struct {
-		name     string
-		cfg      api.Config
-		wantAuth string
-	}{
-		{"key", api.Config{APIKey: "KEY"}, "Token KEY"},
-		{"access token", api.Config{APIKey: "KEY", AccessToken: "JWT"}, "Bearer JWT"},
-	}
-	for _, tt := range tests {
+	for _, tt := range handshakeAuths {
 		t.Run(tt.name, func(t *testing.T) {
 			checkNoLeak(t)
 			got := make(chan []wsFrame, 1)
@@ -208,9 +107,7 @@ func TestListenHandshake(t *testing.T) {
 			if st.RequestID() != "stream-req-1" {
 				t.Errorf("RequestID %q", st.RequestID())
 			}
-			srv.mu.Lock()
-			hs := srv.handshakes[0]
-			srv.mu.Unlock()
+			hs := srv.handshake(t, 0)
 			if hs.Method != http.MethodGet || hs.Path != api.PathListen || hs.Auth != tt.wantAuth || hs.UserAgent != "earshot-test/2" {
 				t.Errorf("handshake %+v", hs)
 			}
@@ -221,6 +118,7 @@ func TestListenHandshake(t *testing.T) {
 			if err != nil || len(unknown) != 0 || parsed.Endpointing != api.EndpointingOff || len(parsed.Keyterm) != 2 {
 				t.Errorf("the server reads %+v %v %v", parsed, unknown, err)
 			}
+			srv.checkGrants(t, tt.wantGrants)
 			if err := st.Close(); err != nil {
 				t.Errorf("Close: %v", err)
 			}

@@ -37,42 +37,7 @@ func FuzzDecodeTurnMessage(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := bytes.Clone(data)
-		m, err := api.DecodeTurnMessage(data)
-		if !bytes.Equal(in, data) {
-			t.Fatal("the decoder changed its input")
-		}
-		if err != nil {
-			if m != nil {
-				t.Fatalf("both a message %#v and an error %v", m, err)
-			}
-			return
-		}
-		if m == nil {
-			t.Fatal("no message and no error")
-		}
-		if u, ok := m.(*api.UnknownMessage); ok {
-			if !bytes.Equal(u.Raw, data) {
-				t.Fatal("an unknown message does not keep its bytes")
-			}
-			return
-		}
-		// A known message encodes to a fixed point, with its own type.
-		enc, err := json.Marshal(m)
-		if err != nil {
-			t.Fatalf("encode %#v: %v", m, err)
-		}
-		again, err := api.DecodeTurnMessage(enc)
-		if err != nil {
-			t.Fatalf("decode of own encoding %s: %v", enc, err)
-		}
-		if reflect.TypeOf(again) != reflect.TypeOf(m) || again.MessageType() != m.MessageType() {
-			t.Fatalf("%T became %T through %s", m, again, enc)
-		}
-		enc2, err := json.Marshal(again)
-		if err != nil || !bytes.Equal(enc, enc2) {
-			t.Fatalf("encoding is not stable:\n%s\n%s", enc, enc2)
-		}
+		checkDecoded(t, data, api.DecodeTurnMessage)
 	})
 }
 
@@ -119,7 +84,7 @@ func FuzzDecodeTurnClientMessage(f *testing.F) {
 }
 
 func FuzzParseTurnOptions(f *testing.F) {
-	for _, s := range []string{
+	fuzzQuery(f, []string{
 		"model=flux-general-en&encoding=linear16&sample_rate=16000",
 		"model=flux-general-en",
 		"model=flux-general-multi&language_hint=en&language_hints=es&keyterm=Earshot&keyterm=a%26b",
@@ -132,14 +97,7 @@ func FuzzParseTurnOptions(f *testing.F) {
 		"unknown=1&%zz=1&model=%20flux-general-multi%20",
 		"model=fluX-generAl-multi&language_hint=0",
 		"",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		q, err := url.ParseQuery(raw)
-		if err != nil {
-			return
-		}
+	}, func(t *testing.T, q url.Values) {
 		o, _, err := api.ParseTurnOptions(q)
 		if err != nil {
 			var oe *api.OptionError

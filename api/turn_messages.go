@@ -312,31 +312,23 @@ func (m *TurnError) Err() *Error { return &Error{Code: m.Code, Message: m.Descri
 // and trigger values are kept. Malformed JSON is an error. It never
 // panics.
 func DecodeTurnMessage(data []byte) (TurnMessage, error) {
-	typ, err := peekType(data)
-	if err != nil {
-		return nil, err
-	}
-	var msg TurnMessage
-	switch typ {
-	case TypeConnected:
-		msg = &Connected{}
-	case TypeTurnInfo:
-		msg = &TurnInfo{}
-	case TypeConfigureSuccess:
-		msg = &ConfigureSuccess{}
-	case TypeConfigureFailure:
-		msg = &ConfigureFailure{}
-	case TypeWarning:
-		msg = &TurnWarning{}
-	case TypeError:
-		msg = &TurnError{}
-	default:
-		return &UnknownMessage{Type: typ, Raw: append(json.RawMessage(nil), data...)}, nil
-	}
-	if err := json.Unmarshal(data, msg); err != nil {
-		return nil, fmt.Errorf("decode %s message: %w", typ, err)
-	}
-	return msg, nil
+	return decodeMessage(data, func(typ string) TurnMessage {
+		switch typ {
+		case TypeConnected:
+			return &Connected{}
+		case TypeTurnInfo:
+			return &TurnInfo{}
+		case TypeConfigureSuccess:
+			return &ConfigureSuccess{}
+		case TypeConfigureFailure:
+			return &ConfigureFailure{}
+		case TypeWarning:
+			return &TurnWarning{}
+		case TypeError:
+			return &TurnError{}
+		}
+		return &UnknownMessage{}
+	})
 }
 
 // TurnClientMessage is a message a client sends on /v2/listen:

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,92 +13,6 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 )
-
-// turnServer is a WebSocket /v2/listen server (plus /v1/auth/grant) that
-// records handshakes and runs session on every accepted connection. Its
-// cleanup stops every session and waits for it.
-type turnServer struct {
-	*httptest.Server
-	ctx context.Context
-	wg  sync.WaitGroup
-
-	// refuse, when not nil, answers the handshake itself.
-	refuse  func(w http.ResponseWriter, r *http.Request)
-	session func(ctx context.Context, c *websocket.Conn)
-
-	mu         sync.Mutex
-	handshakes []recordedRequest
-	grants     []recordedRequest
-}
-
-func newTurnServer(t *testing.T, session func(ctx context.Context, c *websocket.Conn)) *turnServer {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &turnServer{ctx: ctx, session: session}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+api.PathAuthGrant, func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.grants = append(s.grants, recordedRequest{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization")})
-		n := len(s.grants)
-		s.mu.Unlock()
-		writeJSON(w, http.StatusOK, map[string]any{"access_token": "jwt-" + strconv.Itoa(n), "expires_in": 30})
-	})
-	mux.HandleFunc(api.PathListenV2, func(w http.ResponseWriter, r *http.Request) {
-		s.wg.Add(1)
-		defer s.wg.Done()
-		s.mu.Lock()
-		s.handshakes = append(s.handshakes, recordedRequest{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"),
-			UserAgent: r.Header.Get("User-Agent"), Query: r.URL.Query()})
-		s.mu.Unlock()
-		if s.refuse != nil {
-			s.refuse(w, r)
-			return
-		}
-		w.Header().Set(api.HeaderRequestID, "turn-req-1")
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			t.Errorf("accept: %v", err)
-			return
-		}
-		defer c.CloseNow()
-		s.session(s.ctx, c)
-	})
-	s.Server = httptest.NewServer(mux)
-	t.Cleanup(func() {
-		cancel()
-		s.Close()
-		s.wg.Wait()
-		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-	})
-	return s
-}
-
-func (s *turnServer) client(t *testing.T, cfg api.Config) *api.Client {
-	t.Helper()
-	base, err := api.ParseBaseURL(s.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Endpoint.Base = base
-	if cfg.APIKey == "" && cfg.AccessToken == "" {
-		cfg.APIKey = "KEY"
-	}
-	c, err := api.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func (s *turnServer) handshake(t *testing.T, i int) recordedRequest {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i >= len(s.handshakes) {
-		t.Fatalf("%d handshakes, want at least %d", len(s.handshakes), i+1)
-	}
-	return s.handshakes[i]
-}
 
 // turns opens a turn stream that the test's cleanup closes.
 func turns(t *testing.T, c *api.Client, opts api.TurnOptions) *api.TurnStream {
@@ -198,17 +109,7 @@ func nextTurn(t *testing.T, st *api.TurnStream) api.TurnMessage {
 func TestTurnsHandshake(t *testing.T) {
 	opts := api.TurnOptions{Model: api.ModelFluxGeneralMulti, Encoding: "linear16", SampleRate: 16000, EOTThreshold: 0.8,
 		EagerEOTThreshold: 0.5, EOTTimeoutMS: 3000, Keyterms: []string{"Earshot", "a&b"}, LanguageHints: []string{"en", "es"}}
-	tests := []struct {
-		name       string
-		cfg        api.Config
-		wantAuth   string
-		wantGrants int
-	}{
-		{"key", api.Config{APIKey: "KEY"}, "Token KEY", 0},
-		{"access token", api.Config{APIKey: "KEY", AccessToken: "JWT"}, "Bearer JWT", 0},
-		{"short-lived token", api.Config{APIKey: "KEY", ShortLivedTokens: true}, "Bearer jwt-1", 1},
-	}
-	for _, tt := range tests {
+	for _, tt := range handshakeAuths {
 		t.Run(tt.name, func(t *testing.T) {
 			checkNoLeak(t)
 			got := make(chan []wsFrame, 1)
@@ -229,12 +130,7 @@ func TestTurnsHandshake(t *testing.T) {
 			if err != nil || len(unknown) != 0 {
 				t.Errorf("the server reads %+v %v %v", parsed, unknown, err)
 			}
-			srv.mu.Lock()
-			grants := srv.grants
-			srv.mu.Unlock()
-			if len(grants) != tt.wantGrants || (len(grants) > 0 && grants[0].Auth != "Token KEY") {
-				t.Errorf("grants %+v", grants)
-			}
+			srv.checkGrants(t, tt.wantGrants)
 			if c, ok := nextTurn(t, st).(*api.Connected); !ok || c.RequestID != "turn-req-1" || c.SequenceID != 0 {
 				t.Errorf("first message %#v, want Connected", c)
 			}
@@ -349,16 +245,17 @@ func TestTurnsWire(t *testing.T) {
 func TestTurnsRefusedHandshake(t *testing.T) {
 	checkNoLeak(t)
 	srv := newTurnServer(t, func(context.Context, *websocket.Conn) { t.Error("a refused handshake was accepted") })
-	srv.refuse = func(w http.ResponseWriter, r *http.Request) {
+	srv.refuse = func(w http.ResponseWriter, r *http.Request) bool {
 		// The answer the engine gives a parameter the service refuses.
 		_, _, err := api.ParseTurnOptions(url.Values{"model": {"flux-general-en"}, "smart_format": {"true"}})
 		var oe *api.OptionError
 		if !errors.As(err, &oe) {
 			t.Errorf("ParseTurnOptions: %v", err)
-			return
+			return true
 		}
 		w.Header().Set(api.HeaderRequestID, "hs-9")
 		writeJSON(w, oe.Status, api.LegacyErrorBody{ErrCode: oe.Code, ErrMsg: oe.Reason})
+		return true
 	}
 	st, err := srv.client(t, api.Config{}).Turns(testContext(t), api.TurnOptions{Model: api.ModelFluxGeneralEN})
 	if err == nil {
