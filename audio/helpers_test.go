@@ -2,10 +2,12 @@ package audio
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -198,4 +200,32 @@ func oggPage(flags byte, granule int64, serial uint32, packets ...[]byte) []byte
 	page := append(append(h, lacing...), body...)
 	binary.LittleEndian.PutUint32(page[22:], oggCRC(page))
 	return page
+}
+
+// checkSplitDecode decodes b whole and split in two at an arbitrary
+// point: both fail or both succeed with the same samples, unless one ran
+// into ErrTooLarge.
+func checkSplitDecode(t *testing.T, b []byte, split uint16) {
+	t.Helper()
+	whole, _, err := decodeChunks(t, Format{}, [][]byte{b})
+	checkDecodeError(t, err)
+	s := int(split) % (len(b) + 1)
+	got, _, err2 := decodeChunks(t, Format{}, [][]byte{b[:s], b[s:]})
+	checkDecodeError(t, err2)
+	if errors.Is(err, ErrTooLarge) || errors.Is(err2, ErrTooLarge) {
+		return
+	}
+	if (err == nil) != (err2 == nil) || !slices.Equal(got, whole) {
+		t.Fatalf("split at %d: %v (%d samples); whole: %v (%d samples)", s, err2, len(got), err, len(whole))
+	}
+}
+
+// squareTone is n samples of a square wave with a period of 50 samples,
+// loud enough for any encoder to keep.
+func squareTone(n int) []int16 {
+	pcm := make([]int16, n)
+	for i := range pcm {
+		pcm[i] = int16(8000 * ((i / 25) % 2))
+	}
+	return pcm
 }

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/earshot-app/earshot/audio"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,6 +17,8 @@ import (
 	"unsafe"
 
 	"github.com/gen2brain/malgo"
+
+	"github.com/earshot-app/earshot/audio"
 )
 
 // Errors from opening and running the microphone, in plain words. They are
@@ -193,13 +194,9 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 	if cfg.BufferDuration < 0 || cfg.BufferDuration > time.Minute {
 		return nil, fmt.Errorf("audio: open microphone: buffer duration %v is outside 0..1m", cfg.BufferDuration)
 	}
-	var id *malgo.DeviceID
-	if cfg.DeviceID != "" {
-		parsed, err := ParseDeviceID(cfg.DeviceID)
-		if err != nil {
-			return nil, fmt.Errorf("audio: open microphone: %w", err)
-		}
-		id = &parsed
+	id, err := parseConfiguredID(cfg.DeviceID)
+	if err != nil {
+		return nil, fmt.Errorf("audio: open microphone: %w", err)
 	}
 
 	frameLen := frames * f.Channels
@@ -212,18 +209,6 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 		stoppedCh: make(chan struct{}),
 	}
 
-	var log backendLog
-	mctx, err := initContext(cfg.Backends, &log)
-	if err != nil {
-		return nil, fmt.Errorf("audio: open microphone: %w", err)
-	}
-	if id != nil {
-		if err := microphone.checkExists(mctx, *id, cfg.DeviceID, &log); err != nil {
-			freeContext(mctx)
-			return nil, fmt.Errorf("audio: open microphone: %w", err)
-		}
-	}
-
 	dcfg := malgo.DefaultDeviceConfig(malgo.Capture)
 	dcfg.Capture.Format = malgo.FormatS16
 	dcfg.Capture.Channels = uint32(f.Channels)
@@ -231,25 +216,12 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 	// Short periods keep latency low and Close quick: stopping a device
 	// waits for the period under way to end.
 	dcfg.PeriodSizeInFrames = uint32(min(frames, max(f.SampleRate/1000*maxPeriodMillis, 1)))
-	var pin runtime.Pinner
-	if id != nil {
-		// miniaudio copies the ID during InitDevice; pinning lets the
-		// config that points to it cross into C.
-		pin.Pin(id)
-		dcfg.Capture.DeviceID = unsafe.Pointer(id)
-	}
-	dev, err := malgo.InitDevice(mctx.Context, dcfg, malgo.DeviceCallbacks{
+	var log backendLog
+	mctx, dev, err := microphone.initDevice(cfg.Backends, id, cfg.DeviceID, dcfg, malgo.DeviceCallbacks{
 		Data: c.onData,
 		Stop: c.onStop,
-	})
-	pin.Unpin()
+	}, &log)
 	if err != nil {
-		if id == nil && errors.Is(err, malgo.ErrFailedToOpenBackendDevice) && !microphone.hasDevices(mctx) {
-			err = describe(ErrNoDevice, err, &log) // nothing to open, rather than busy
-		} else {
-			err = classify(err, &log)
-		}
-		freeContext(mctx)
 		return nil, fmt.Errorf("audio: open microphone: %w", err)
 	}
 	c.mctx, c.dev = mctx, dev
@@ -260,14 +232,9 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 		return nil, fmt.Errorf("audio: open microphone: %w: the device delivers format %d, %d channels, %d Hz instead of 16-bit, %d channels, %d Hz",
 			ErrDeviceUnavailable, got, dev.CaptureChannels(), dev.SampleRate(), f.Channels, f.SampleRate)
 	}
-	if err := dev.Start(); err != nil {
-		err = classify(err, &log)
+	if err := microphone.start(dev, &log); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("audio: start microphone: %w", err)
-	}
-	if !dev.IsStarted() {
-		c.Close()
-		return nil, fmt.Errorf("audio: start microphone: %w: the device did not start", ErrDeviceUnavailable)
+		return nil, err
 	}
 	mctx.SetLogProc(nil) // the backend's messages are only wanted for open errors
 	if err := ctx.Err(); err != nil {
@@ -427,6 +394,72 @@ var microphone = deviceKind{
 	noDevice:    ErrNoDevice,
 	unavailable: ErrDeviceUnavailable,
 	denied:      ErrPermissionDenied,
+}
+
+// parseConfiguredID parses a configured device ID; empty (the system's
+// default device) is nil.
+func parseConfiguredID(s string) (*malgo.DeviceID, error) {
+	if s == "" {
+		return nil, nil
+	}
+	id, err := ParseDeviceID(s)
+	if err != nil {
+		return nil, err
+	}
+	return &id, nil
+}
+
+// initDevice starts miniaudio on backends and initializes a device of the
+// kind with dcfg: the configured device id, called name in messages, or
+// the system's default when id is nil. The device is not started. The
+// backend's messages go to log until the caller detaches it.
+func (k deviceKind) initDevice(backends []malgo.Backend, id *malgo.DeviceID, name string, dcfg malgo.DeviceConfig,
+	callbacks malgo.DeviceCallbacks, log *backendLog) (*malgo.AllocatedContext, *malgo.Device, error) {
+	mctx, err := initContext(backends, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if id != nil {
+		if err := k.checkExists(mctx, *id, name, log); err != nil {
+			freeContext(mctx)
+			return nil, nil, err
+		}
+	}
+	var pin runtime.Pinner
+	if id != nil {
+		// miniaudio copies the ID during InitDevice; pinning lets the
+		// config that points to it cross into C.
+		pin.Pin(id)
+		if k.typ == malgo.Playback {
+			dcfg.Playback.DeviceID = unsafe.Pointer(id)
+		} else {
+			dcfg.Capture.DeviceID = unsafe.Pointer(id)
+		}
+	}
+	dev, err := malgo.InitDevice(mctx.Context, dcfg, callbacks)
+	pin.Unpin()
+	if err != nil {
+		if id == nil && errors.Is(err, malgo.ErrFailedToOpenBackendDevice) && !k.hasDevices(mctx) {
+			err = describe(k.noDevice, err, log) // nothing to open, rather than busy
+		} else {
+			err = k.classify(err, log)
+		}
+		freeContext(mctx)
+		return nil, nil, err
+	}
+	return mctx, dev, nil
+}
+
+// start starts dev, a device of the kind, and checks that it runs. The
+// caller releases the device on an error.
+func (k deviceKind) start(dev *malgo.Device, log *backendLog) error {
+	if err := dev.Start(); err != nil {
+		return fmt.Errorf("audio: start %s: %w", k.noun, k.classify(err, log))
+	}
+	if !dev.IsStarted() {
+		return fmt.Errorf("audio: start %s: %w: the device did not start", k.noun, k.unavailable)
+	}
+	return nil
 }
 
 func (k deviceKind) hasDevices(mctx *malgo.AllocatedContext) bool {

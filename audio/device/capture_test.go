@@ -25,19 +25,27 @@ var nullBackend = []malgo.Backend{NullBackend}
 func openNull(t *testing.T, cfg CaptureConfig) *Capture {
 	t.Helper()
 	cfg.Backends = nullBackend
-	c, err := OpenCapture(context.Background(), cfg)
+	return openedOnNull(t, "OpenCapture", func() (*Capture, error) { return OpenCapture(context.Background(), cfg) })
+}
+
+// openedOnNull opens a device on the null backend with open, named what
+// in messages, skipping the test if this environment cannot; the test's
+// cleanup closes it.
+func openedOnNull[D interface{ Close() error }](t testing.TB, what string, open func() (D, error)) D {
+	t.Helper()
+	d, err := open()
 	if errors.Is(err, ErrNoAudioBackend) {
 		t.Skipf("miniaudio's null backend does not start here: %v", err)
 	}
 	if err != nil {
-		t.Fatalf("OpenCapture on the null backend: %v", err)
+		t.Fatalf("%s on the null backend: %v", what, err)
 	}
 	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
+		if err := d.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	return c
+	return d
 }
 
 func TestCaptureNullBackend(t *testing.T) {
@@ -255,12 +263,7 @@ func TestInputDevicesNullBackend(t *testing.T) {
 func TestOpenCaptureErrors(t *testing.T) {
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
-	tests := []struct {
-		name string
-		ctx  context.Context
-		cfg  CaptureConfig
-		want error // nil: any error
-	}{
+	tests := []openErrorCase[CaptureConfig]{
 		{"unknown device", context.Background(), CaptureConfig{DeviceID: "no-such-microphone"}, ErrNoDevice},
 		{"unknown hex device", context.Background(), CaptureConfig{DeviceID: "hex:0102"}, ErrNoDevice},
 		{"invalid device ID", context.Background(), CaptureConfig{DeviceID: "hex:zz"}, nil},
@@ -271,15 +274,31 @@ func TestOpenCaptureErrors(t *testing.T) {
 		{"ended context", ended, CaptureConfig{}, context.Canceled},
 		{"custom backend", context.Background(), CaptureConfig{Backends: []malgo.Backend{malgo.BackendNull}}, ErrNoAudioBackend},
 	}
+	checkOpenErrors(t, tests, func(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
+		if cfg.Backends == nil {
+			cfg.Backends = nullBackend
+		}
+		return OpenCapture(ctx, cfg)
+	})
+}
+
+// openErrorCase is a configuration an Open function refuses, and the
+// error it must match (nil: any error).
+type openErrorCase[C any] struct {
+	name string
+	ctx  context.Context
+	cfg  C
+	want error
+}
+
+// checkOpenErrors checks that open refuses every case as it wants.
+func checkOpenErrors[C any, D interface{ Close() error }](t *testing.T, tests []openErrorCase[C], open func(context.Context, C) (D, error)) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := tt.cfg
-			if cfg.Backends == nil {
-				cfg.Backends = nullBackend
-			}
-			c, err := OpenCapture(tt.ctx, cfg)
+			d, err := open(tt.ctx, tt.cfg)
 			if err == nil {
-				c.Close()
+				d.Close()
 				t.Fatal("opened")
 			}
 			if tt.want != nil && !errors.Is(err, tt.want) {

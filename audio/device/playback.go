@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/gen2brain/malgo"
 
@@ -199,13 +197,9 @@ func OpenPlayback(ctx context.Context, cfg PlaybackConfig) (*Playback, error) {
 	case cfg.MaxQueued <= cfg.JitterBuffer:
 		return nil, fmt.Errorf("audio: open speaker: queue bound %v does not exceed the jitter buffer %v", cfg.MaxQueued, cfg.JitterBuffer)
 	}
-	var id *malgo.DeviceID
-	if cfg.DeviceID != "" {
-		parsed, err := ParseDeviceID(cfg.DeviceID)
-		if err != nil {
-			return nil, fmt.Errorf("audio: open speaker: %w", err)
-		}
-		id = &parsed
+	id, err := parseConfiguredID(cfg.DeviceID)
+	if err != nil {
+		return nil, fmt.Errorf("audio: open speaker: %w", err)
 	}
 
 	samples := func(d time.Duration) uint64 {
@@ -224,41 +218,18 @@ func OpenPlayback(ctx context.Context, cfg PlaybackConfig) (*Playback, error) {
 	}
 	p.endPos.Store(-1)
 
-	var log backendLog
-	mctx, err := initContext(cfg.Backends, &log)
-	if err != nil {
-		return nil, fmt.Errorf("audio: open speaker: %w", err)
-	}
-	if id != nil {
-		if err := speaker.checkExists(mctx, *id, cfg.DeviceID, &log); err != nil {
-			freeContext(mctx)
-			return nil, fmt.Errorf("audio: open speaker: %w", err)
-		}
-	}
-
 	dcfg := malgo.DefaultDeviceConfig(malgo.Playback)
 	dcfg.Playback.Format = malgo.FormatS16
 	dcfg.Playback.Channels = uint32(f.Channels)
 	dcfg.SampleRate = uint32(f.SampleRate)
 	dcfg.PeriodSizeInFrames = uint32(max(int64(cfg.Period)*int64(f.SampleRate)/int64(time.Second), 1))
 	dcfg.NoPreSilencedOutputBuffer = 1 // onData writes every byte
-	var pin runtime.Pinner
-	if id != nil {
-		pin.Pin(id) // see OpenCapture
-		dcfg.Playback.DeviceID = unsafe.Pointer(id)
-	}
-	dev, err := malgo.InitDevice(mctx.Context, dcfg, malgo.DeviceCallbacks{
+	var log backendLog
+	mctx, dev, err := speaker.initDevice(cfg.Backends, id, cfg.DeviceID, dcfg, malgo.DeviceCallbacks{
 		Data: p.onData,
 		Stop: p.onStop,
-	})
-	pin.Unpin()
+	}, &log)
 	if err != nil {
-		if id == nil && errors.Is(err, malgo.ErrFailedToOpenBackendDevice) && !speaker.hasDevices(mctx) {
-			err = describe(ErrNoOutputDevice, err, &log)
-		} else {
-			err = speaker.classify(err, &log)
-		}
-		freeContext(mctx)
 		return nil, fmt.Errorf("audio: open speaker: %w", err)
 	}
 	p.mctx, p.dev = mctx, dev
@@ -269,14 +240,9 @@ func OpenPlayback(ctx context.Context, cfg PlaybackConfig) (*Playback, error) {
 		return nil, fmt.Errorf("audio: open speaker: %w: the device takes format %d, %d channels, %d Hz instead of 16-bit, %d channels, %d Hz",
 			ErrOutputUnavailable, got, dev.PlaybackChannels(), dev.SampleRate(), f.Channels, f.SampleRate)
 	}
-	if err := dev.Start(); err != nil {
-		err = speaker.classify(err, &log)
+	if err := speaker.start(dev, &log); err != nil {
 		p.Close()
-		return nil, fmt.Errorf("audio: start speaker: %w", err)
-	}
-	if !dev.IsStarted() {
-		p.Close()
-		return nil, fmt.Errorf("audio: start speaker: %w: the device did not start", ErrOutputUnavailable)
+		return nil, err
 	}
 	mctx.SetLogProc(nil)
 	if err := ctx.Err(); err != nil {

@@ -22,19 +22,7 @@ import (
 func openNullPlayback(t testing.TB, cfg PlaybackConfig) *Playback {
 	t.Helper()
 	cfg.Backends = nullBackend
-	p, err := OpenPlayback(context.Background(), cfg)
-	if errors.Is(err, ErrNoAudioBackend) {
-		t.Skipf("miniaudio's null backend does not start here: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("OpenPlayback on the null backend: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := p.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return p
+	return openedOnNull(t, "OpenPlayback", func() (*Playback, error) { return OpenPlayback(context.Background(), cfg) })
 }
 
 // tone returns d of a quiet sawtooth in format f: audio that is not
@@ -541,12 +529,7 @@ func TestOutputDevicesNullBackend(t *testing.T) {
 func TestOpenPlaybackErrors(t *testing.T) {
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
-	tests := []struct {
-		name string
-		ctx  context.Context
-		cfg  PlaybackConfig
-		want error // nil: any error
-	}{
+	tests := []openErrorCase[PlaybackConfig]{
 		{"unknown device", context.Background(), PlaybackConfig{DeviceID: "no-such-speaker"}, ErrNoOutputDevice},
 		{"invalid device ID", context.Background(), PlaybackConfig{DeviceID: "hex:zz"}, nil},
 		{"rate", context.Background(), PlaybackConfig{SampleRate: 100}, nil},
@@ -559,23 +542,12 @@ func TestOpenPlaybackErrors(t *testing.T) {
 		{"ended context", ended, PlaybackConfig{}, context.Canceled},
 		{"custom backend", context.Background(), PlaybackConfig{Backends: []malgo.Backend{malgo.BackendNull}}, ErrNoAudioBackend},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg := tt.cfg
-			if cfg.Backends == nil {
-				cfg.Backends = nullBackend
-			}
-			p, err := OpenPlayback(tt.ctx, cfg)
-			if err == nil {
-				p.Close()
-				t.Fatal("opened")
-			}
-			if tt.want != nil && !errors.Is(err, tt.want) {
-				t.Errorf("error %q does not match %q", err, tt.want)
-			}
-			t.Log(err)
-		})
-	}
+	checkOpenErrors(t, tests, func(ctx context.Context, cfg PlaybackConfig) (*Playback, error) {
+		if cfg.Backends == nil {
+			cfg.Backends = nullBackend
+		}
+		return OpenPlayback(ctx, cfg)
+	})
 }
 
 // TestOpenPlaybackDefaultBackends: with the platform's backends, either a
