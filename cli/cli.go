@@ -70,11 +70,35 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"converse":   {summary: converseSummary, run: runConverse},
-	"read":       {summary: readSummary, run: runRead},
+	"converse":   {summary: converseSummary, run: plainErrors(converse)},
+	"read":       {summary: readSummary, run: plainErrors(read)},
 	"serve":      {summary: "run the local engine as a headless server", run: runServe},
-	"speak":      {summary: speakSummary, run: runSpeak},
-	"transcribe": {summary: transcribeSummary, run: runTranscribe},
+	"speak":      {summary: speakSummary, run: plainErrors(speak)},
+	"transcribe": {summary: transcribeSummary, run: plainErrors(transcribe)},
+}
+
+// workspace opens the app's workspace for a command that would verb.
+func (env Env) workspace(ctx context.Context, verb string) (*Workspace, error) {
+	if env.OpenWorkspace == nil {
+		return nil, fmt.Errorf("this build cannot %s: it has no workspace", verb)
+	}
+	ws, err := env.OpenWorkspace(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open the workspace: %w", err)
+	}
+	return ws, nil
+}
+
+// plainErrors runs run and rewords its failures, other than a usage
+// mistake already printed, with plainError.
+func plainErrors(run func(ctx context.Context, env Env, args []string) error) func(ctx context.Context, env Env, args []string) error {
+	return func(ctx context.Context, env Env, args []string) error {
+		err := run(ctx, env, args)
+		if err != nil && !errors.Is(err, errUsage) {
+			return plainError(err)
+		}
+		return err
+	}
 }
 
 // errUsage marks a mistake in the command line; its text has been printed.

@@ -67,22 +67,9 @@ Flags:
 
 // parse reads args, allowing flags after the file.
 func (f *converseFlags) parse(fs *flag.FlagSet, args []string) error {
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		used := len(args) - len(rest)
-		if used > 0 && args[used-1] == "--" {
-			f.args = append(f.args, rest...)
-			return nil
-		}
-		if len(rest) == 0 {
-			return nil
-		}
-		f.args = append(f.args, rest[0])
-		args = rest[1:]
-	}
+	var err error
+	f.args, err = parseInterleaved(fs, args)
+	return err
 }
 
 // check reports a mistake in the combination of flags and arguments.
@@ -104,14 +91,6 @@ func (f *converseFlags) check() error {
 	return nil
 }
 
-func runConverse(ctx context.Context, env Env, args []string) error {
-	err := converse(ctx, env, args)
-	if err != nil && !errors.Is(err, errUsage) {
-		return plainError(err)
-	}
-	return err
-}
-
 func converse(ctx context.Context, env Env, args []string) error {
 	fs, f := newConverseFlags(env)
 	if err := f.parse(fs, args); err != nil {
@@ -126,12 +105,9 @@ func converse(ctx context.Context, env Env, args []string) error {
 			return err
 		}
 	}
-	if env.OpenWorkspace == nil {
-		return errors.New("this build cannot transcribe: it has no workspace")
-	}
-	ws, err := env.OpenWorkspace(ctx)
+	ws, err := env.workspace(ctx, "transcribe")
 	if err != nil {
-		return fmt.Errorf("open the workspace: %w", err)
+		return err
 	}
 	defer ws.Close()
 

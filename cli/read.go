@@ -16,14 +16,6 @@ import (
 
 const readSummary = "analyse a text document: summary, sentiment, topics and intents"
 
-func runRead(ctx context.Context, env Env, args []string) error {
-	err := read(ctx, env, args)
-	if err != nil && !errors.Is(err, errUsage) {
-		return plainError(err)
-	}
-	return err
-}
-
 func read(ctx context.Context, env Env, args []string) error {
 	var (
 		f              sessions.Features
@@ -49,8 +41,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	tf := &transcribeFlags{}
-	if err := tf.parse(fs, args); err != nil {
+	docs, err := parseInterleaved(fs, args)
+	if err != nil {
 		return errUsage
 	}
 	usageErr := func(format string, a ...any) error {
@@ -58,10 +50,10 @@ Flags:
 		return errUsage
 	}
 	switch {
-	case len(tf.args) == 0:
+	case len(docs) == 0:
 		return usageErr("which document? give a file, a URL, or - for standard input")
-	case len(tf.args) > 1:
-		return usageErr("one document at a time (got %d: %s)", len(tf.args), strings.Join(tf.args, ", "))
+	case len(docs) > 1:
+		return usageErr("one document at a time (got %d: %s)", len(docs), strings.Join(docs, ", "))
 	}
 	if !f.Any() {
 		f = sessions.AllFeatures()
@@ -79,7 +71,7 @@ Flags:
 		}
 	}
 	var in sessions.AnalysisInput
-	switch doc := tf.args[0]; {
+	switch doc := docs[0]; {
 	case doc == "-":
 		b, err := io.ReadAll(io.LimitReader(os.Stdin, sessions.MaxAnalysisBytes+1))
 		if err != nil {
@@ -97,12 +89,9 @@ Flags:
 		}
 		in.Path = doc
 	}
-	if env.OpenWorkspace == nil {
-		return errors.New("this build cannot analyse: it has no workspace")
-	}
-	ws, err := env.OpenWorkspace(ctx)
+	ws, err := env.workspace(ctx, "analyse")
 	if err != nil {
-		return fmt.Errorf("open the workspace: %w", err)
+		return err
 	}
 	defer ws.Close()
 	status := newStatusLine(env, env.Stderr)

@@ -61,22 +61,9 @@ Flags:
 
 // parse reads args, allowing flags after the text.
 func (f *speakFlags) parse(fs *flag.FlagSet, args []string) error {
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		used := len(args) - len(rest)
-		if used > 0 && args[used-1] == "--" {
-			f.args = append(f.args, rest...)
-			return nil
-		}
-		if len(rest) == 0 {
-			return nil
-		}
-		f.args = append(f.args, rest[0])
-		args = rest[1:]
-	}
+	var err error
+	f.args, err = parseInterleaved(fs, args)
+	return err
 }
 
 // check reports a mistake in the flags, and returns the encoding of -o.
@@ -105,14 +92,6 @@ func (f *speakFlags) check() (string, error) {
 	return enc, nil
 }
 
-func runSpeak(ctx context.Context, env Env, args []string) error {
-	err := speak(ctx, env, args)
-	if err != nil && !errors.Is(err, errUsage) {
-		return plainError(err)
-	}
-	return err
-}
-
 func speak(ctx context.Context, env Env, args []string) error {
 	fs, f := newSpeakFlags(env)
 	if err := f.parse(fs, args); err != nil {
@@ -138,12 +117,9 @@ func speak(ctx context.Context, env Env, args []string) error {
 		}
 		text = string(b)
 	}
-	if env.OpenWorkspace == nil {
-		return errors.New("this build cannot speak: it has no workspace")
-	}
-	ws, err := env.OpenWorkspace(ctx)
+	ws, err := env.workspace(ctx, "speak")
 	if err != nil {
-		return fmt.Errorf("open the workspace: %w", err)
+		return err
 	}
 	defer ws.Close()
 	s, err := ws.Settings(ctx)

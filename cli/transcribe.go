@@ -79,25 +79,33 @@ Flags:
 	return fs, f
 }
 
-// parse reads args, allowing flags after the positional arguments
-// (earshot transcribe talk.wav --format srt). Everything after "--" is
-// positional.
-func (f *transcribeFlags) parse(fs *flag.FlagSet, args []string) error {
+// parseInterleaved parses args with fs, allowing flags after the
+// positional arguments (earshot transcribe talk.wav --format srt), and
+// returns those. Everything after "--" is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return err
+			return positional, err
 		}
 		rest := fs.Args()
 		used := len(args) - len(rest)
 		if used > 0 && args[used-1] == "--" {
-			f.args = append(f.args, rest...)
-			break
+			return append(positional, rest...), nil
 		}
 		if len(rest) == 0 {
-			break
+			return positional, nil
 		}
-		f.args = append(f.args, rest[0])
+		positional = append(positional, rest[0])
 		args = rest[1:]
+	}
+}
+
+// parse reads args, allowing flags after the positional arguments.
+func (f *transcribeFlags) parse(fs *flag.FlagSet, args []string) error {
+	var err error
+	if f.args, err = parseInterleaved(fs, args); err != nil {
+		return err
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
@@ -159,14 +167,6 @@ func (f *transcribeFlags) settings(s store.Settings) (store.Settings, error) {
 	return s, s.Validate()
 }
 
-func runTranscribe(ctx context.Context, env Env, args []string) error {
-	err := transcribe(ctx, env, args)
-	if err != nil && !errors.Is(err, errUsage) {
-		return plainError(err)
-	}
-	return err
-}
-
 func transcribe(ctx context.Context, env Env, args []string) error {
 	fs, f := newTranscribeFlags(env)
 	if err := f.parse(fs, args); err != nil {
@@ -196,12 +196,9 @@ func transcribe(ctx context.Context, env Env, args []string) error {
 			return err
 		}
 	}
-	if env.OpenWorkspace == nil {
-		return errors.New("this build cannot transcribe: it has no workspace")
-	}
-	ws, err := env.OpenWorkspace(ctx)
+	ws, err := env.workspace(ctx, "transcribe")
 	if err != nil {
-		return fmt.Errorf("open the workspace: %w", err)
+		return err
 	}
 	defer ws.Close()
 

@@ -125,41 +125,15 @@ func speakV1Once(ctx context.Context, client *api.Client, pb *device.Playback) (
 		return speakRun{}, err
 	}
 	defer st.Close()
-	if _, err := st.Next(ctx); err != nil { // Metadata
-		return speakRun{}, err
-	}
-	pl := &player{pb: pb}
-	start := time.Now()
-	if err := st.Speak(ctx, speakText); err != nil {
-		return speakRun{}, err
-	}
-	if err := st.Flush(ctx); err != nil {
-		return speakRun{}, err
-	}
-	var r speakRun
-	for {
-		m, err := st.Next(ctx)
-		if err != nil {
-			return r, err
-		}
+	return speakOnce(ctx, st, pb, func(m api.SpeakMessage) (bool, error) {
 		switch m := m.(type) {
-		case *api.SpeakAudio:
-			if r.firstAudio == 0 {
-				r.firstAudio = time.Since(start)
-			}
-			if err := pl.frame(ctx, m.Data); err != nil {
-				return r, err
-			}
 		case *api.Flushed:
-			if r.firstAudio == 0 {
-				return r, errNoAudio
-			}
-			r.playStart, err = pl.finish(ctx)
-			return r, err
+			return true, nil
 		case *api.SpeakWarning:
-			return r, fmt.Errorf("warning %s: %s", m.Code, m.Description)
+			return false, fmt.Errorf("warning %s: %s", m.Code, m.Description)
 		}
-	}
+		return false, nil
+	})
 }
 
 func speakV2Once(ctx context.Context, client *api.Client, pb *device.Playback) (speakRun, error) {
@@ -168,7 +142,29 @@ func speakV2Once(ctx context.Context, client *api.Client, pb *device.Playback) (
 		return speakRun{}, err
 	}
 	defer st.Close()
-	if _, err := st.Next(ctx); err != nil { // Connected
+	return speakOnce(ctx, st, pb, func(m api.SpeechMessage) (bool, error) {
+		switch m := m.(type) {
+		case *api.SpeechMetadata:
+			return true, nil
+		case *api.SpeechError:
+			return false, m.Err()
+		}
+		return false, nil
+	})
+}
+
+// speakStream is what a measurement uses of either speak WebSocket.
+type speakStream[M any] interface {
+	Next(ctx context.Context) (M, error)
+	Speak(ctx context.Context, text string) error
+	Flush(ctx context.Context) error
+}
+
+// speakOnce measures one utterance on st, whose first message (Metadata
+// or Connected) it skips: it speaks speakText, flushes and plays the
+// audio on pb until ended reports the utterance's end or an error.
+func speakOnce[M any](ctx context.Context, st speakStream[M], pb *device.Playback, ended func(M) (bool, error)) (speakRun, error) {
+	if _, err := st.Next(ctx); err != nil {
 		return speakRun{}, err
 	}
 	pl := &player{pb: pb}
@@ -185,22 +181,26 @@ func speakV2Once(ctx context.Context, client *api.Client, pb *device.Playback) (
 		if err != nil {
 			return r, err
 		}
-		switch m := m.(type) {
-		case *api.SpeakAudio:
+		if a, ok := any(m).(*api.SpeakAudio); ok {
 			if r.firstAudio == 0 {
 				r.firstAudio = time.Since(start)
 			}
-			if err := pl.frame(ctx, m.Data); err != nil {
+			if err := pl.frame(ctx, a.Data); err != nil {
 				return r, err
 			}
-		case *api.SpeechMetadata:
-			if r.firstAudio == 0 {
-				return r, errNoAudio
-			}
-			r.playStart, err = pl.finish(ctx)
-			return r, err
-		case *api.SpeechError:
-			return r, m.Err()
+			continue
 		}
+		end, err := ended(m)
+		if err != nil {
+			return r, err
+		}
+		if !end {
+			continue
+		}
+		if r.firstAudio == 0 {
+			return r, errNoAudio
+		}
+		r.playStart, err = pl.finish(ctx)
+		return r, err
 	}
 }
