@@ -90,11 +90,11 @@ func writeMarkdown(w *bufio.Writer, r *AnalysisResult) {
 	}
 	if t := res.Topics; t != nil {
 		fmt.Fprint(w, "## Topics\n\n")
-		writeLabelled(w, r, topicItems(t))
+		writeLabelled(w, r, TopicSegments(t))
 	}
 	if in := res.Intents; in != nil {
 		fmt.Fprint(w, "## Intents\n\n")
-		writeLabelled(w, r, intentItems(in))
+		writeLabelled(w, r, IntentSegments(in))
 	}
 }
 
@@ -112,7 +112,11 @@ type Label struct {
 	Confidence float64
 }
 
-func topicItems(t *api.Topics) []LabelledSegment {
+// TopicSegments returns the topics of a response as labelled segments.
+func TopicSegments(t *api.Topics) []LabelledSegment {
+	if t == nil {
+		return nil
+	}
 	out := make([]LabelledSegment, 0, len(t.Segments))
 	for _, s := range t.Segments {
 		ls := LabelledSegment{Text: s.Text, StartWord: s.StartWord, EndWord: s.EndWord}
@@ -124,7 +128,11 @@ func topicItems(t *api.Topics) []LabelledSegment {
 	return out
 }
 
-func intentItems(in *api.Intents) []LabelledSegment {
+// IntentSegments returns the intents of a response as labelled segments.
+func IntentSegments(in *api.Intents) []LabelledSegment {
+	if in == nil {
+		return nil
+	}
 	out := make([]LabelledSegment, 0, len(in.Segments))
 	for _, s := range in.Segments {
 		ls := LabelledSegment{Text: s.Text, StartWord: s.StartWord, EndWord: s.EndWord}
@@ -134,22 +142,6 @@ func intentItems(in *api.Intents) []LabelledSegment {
 		out = append(out, ls)
 	}
 	return out
-}
-
-// TopicSegments returns the topics of a response as labelled segments.
-func TopicSegments(t *api.Topics) []LabelledSegment {
-	if t == nil {
-		return nil
-	}
-	return topicItems(t)
-}
-
-// IntentSegments returns the intents of a response as labelled segments.
-func IntentSegments(in *api.Intents) []LabelledSegment {
-	if in == nil {
-		return nil
-	}
-	return intentItems(in)
 }
 
 func writeLabelled(w *bufio.Writer, r *AnalysisResult, segs []LabelledSegment) {

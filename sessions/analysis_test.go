@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func TestAnalyzeText(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Analyze: %v", err)
 	}
-	if want := []sessions.AnalysisPhase{sessions.AnalysisAnalysing, sessions.AnalysisDone}; !equalPhases(phases, want) {
+	if want := []sessions.AnalysisPhase{sessions.AnalysisAnalysing, sessions.AnalysisDone}; !slices.Equal(phases, want) {
 		t.Errorf("phases %v, want %v", phases, want)
 	}
 	r := res.Response.Results
@@ -152,18 +153,6 @@ func TestAnalyzeText(t *testing.T) {
 	if g, _ := json.Marshal(got); !bytes.Equal(g, a) {
 		t.Errorf("the JSON export differs from the answer:\n%s\n%s", g, a)
 	}
-}
-
-func equalPhases(a, b []sessions.AnalysisPhase) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // checkMarkdown checks the Markdown export of res: each section, a table

@@ -3,6 +3,7 @@ package sessions
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -108,23 +109,11 @@ func TestEventQueueCoalesces(t *testing.T) {
 			go func() { defer close(done); q.close() }()
 			got := drain(q)
 			<-done
-			if want := strings.Fields("S99 " + tc.want); !equal(got, want) {
+			if want := strings.Fields("S99 " + tc.want); !slices.Equal(got, want) {
 				t.Errorf("pushed %q, delivered %q, want %q", tc.push, got, want)
 			}
 		})
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Producers racing a slow consumer: no final or state is lost or

@@ -56,15 +56,7 @@ func TestVoicesEngine(t *testing.T) {
 	}
 	for _, voice := range []string{"aura-2-thalia-en", "flux-kit-en"} {
 		t.Run(voice, func(t *testing.T) {
-			s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: "Hello. This is the local engine speaking.", Voice: voice})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := collect(s.Events(), nil)
-			if err := s.Stop(); err != nil {
-				t.Fatal(err)
-			}
-			res := s.Result()
+			c, res := synthesize(ctx, t, v, sessions.SynthesisRequest{Text: "Hello. This is the local engine speaking.", Voice: voice})
 			t.Logf("%s: %.2f s of audio, time to first audio %v, playback latency %v", voice, res.Duration().Seconds(), res.TimeToFirstAudio, res.PlaybackLatency)
 			if res.Duration() < time.Second || c.samples != len(res.PCM) {
 				t.Errorf("%v of audio kept, %d samples reported of %d", res.Duration(), c.samples, len(res.PCM))

@@ -2,7 +2,9 @@ package sessions_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -214,6 +216,21 @@ func collect(events <-chan sessions.Event, onFirst func()) collected {
 	return c
 }
 
+// synthesize runs req on v to its end, and returns what its events
+// reported and its result.
+func synthesize(ctx context.Context, t *testing.T, v *sessions.Voices, req sessions.SynthesisRequest) (collected, sessions.SynthesisResult) {
+	t.Helper()
+	s, err := v.Synthesize(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := collect(s.Events(), nil)
+	if err := s.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	return c, s.Result()
+}
+
 // TestSynthesizeGeneral: a general voice streams on /v1/speak with Speak
 // and Flush, its audio is played as it arrives and kept, time to first
 // audio and playback latency are measured, and the synthesis is saved
@@ -224,15 +241,7 @@ func TestSynthesizeGeneral(t *testing.T) {
 	v, _ := newFakeVoices(t, f, sp)
 	ctx := testContext(t, 20*time.Second)
 	text := "Hello there. This is a test of the voice playground."
-	s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: text, Voice: "aura-2-thalia-en", Speed: 1.2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := collect(s.Events(), nil)
-	if err := s.Stop(); err != nil {
-		t.Fatalf("Stop: %v", err)
-	}
-	res := s.Result()
+	c, res := synthesize(ctx, t, v, sessions.SynthesisRequest{Text: text, Voice: "aura-2-thalia-en", Speed: 1.2})
 	wantSamples := int(time.Duration(len(text))*f.charAudio/fakeFrameDur) * int(fakeFrameDur*fakeRate/time.Second)
 	if len(res.PCM) != wantSamples || c.samples != wantSamples {
 		t.Errorf("kept %d samples, reported %d, want %d", len(res.PCM), c.samples, wantSamples)
@@ -274,7 +283,7 @@ func TestSynthesizeGeneral(t *testing.T) {
 	if saved.Text != text || saved.SampleRate != sessions.SynthesisRate || len(saved.PCM) != wantSamples {
 		t.Errorf("opened %q at %d Hz with %d samples", saved.Text, saved.SampleRate, len(saved.PCM))
 	}
-	if !equalPCM(saved.PCM, res.PCM) {
+	if !slices.Equal(saved.PCM, res.PCM) {
 		t.Error("the saved audio differs from the audio kept")
 	}
 	if saved.Details.Voice != "aura-2-thalia-en" || saved.Details.Speed != 1.2 || saved.Details.TimeToFirstAudioMS <= 0 || saved.Session.Status != store.StatusDone {
@@ -292,18 +301,6 @@ func TestSynthesizeGeneral(t *testing.T) {
 	}
 }
 
-func equalPCM(a, b []int16) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestSynthesizeTurnByTurn: a turn-based voice speaks each paragraph as
 // a turn of its own (Speak, Flush), each turn going pending, speaking,
 // spoken.
@@ -313,15 +310,7 @@ func TestSynthesizeTurnByTurn(t *testing.T) {
 	v, _ := newFakeVoices(t, f, sp)
 	ctx := testContext(t, 20*time.Second)
 	text := "The first turn.\n\nThe second turn, longer.\n\nThe third."
-	s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: text, Voice: "flux-kit-en", Speed: 1.05, Expressivity: 2, TurnByTurn: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := collect(s.Events(), nil)
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	res := s.Result()
+	c, res := synthesize(ctx, t, v, sessions.SynthesisRequest{Text: text, Voice: "flux-kit-en", Speed: 1.05, Expressivity: 2, TurnByTurn: true})
 	if len(res.Turns) != 3 {
 		t.Fatalf("%d turns, want 3", len(res.Turns))
 	}

@@ -150,6 +150,20 @@ func (w *Workspace) Connection(ctx context.Context) (*Connection, error) {
 	return conn, nil
 }
 
+// settingsAndConnection returns the saved settings and the connection
+// they choose.
+func (w *Workspace) settingsAndConnection(ctx context.Context) (store.Settings, *Connection, error) {
+	s, err := w.Settings(ctx)
+	if err != nil {
+		return store.Settings{}, nil, err
+	}
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		return store.Settings{}, nil, err
+	}
+	return s, conn, nil
+}
+
 // Info describes the service in use and its models.
 func (w *Workspace) Info(ctx context.Context) (ServiceInfo, error) {
 	conn, err := w.Connection(ctx)
@@ -178,11 +192,7 @@ func (w *Workspace) Speakers(ctx context.Context) ([]device.Device, error) {
 // Voices returns the voice playground on the connection the settings
 // choose, playing on the speaker they name and saving to history.
 func (w *Workspace) Voices(ctx context.Context) (*Voices, error) {
-	s, err := w.Settings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := w.Connection(ctx)
+	s, conn, err := w.settingsAndConnection(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -242,11 +252,7 @@ type CaptionsRequest struct {
 // StartCaptions opens the source and starts a captions session saved to
 // history. The caller stops it and reads its events.
 func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Captions, error) {
-	s, err := w.Settings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := w.Connection(ctx)
+	s, conn, err := w.settingsAndConnection(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -315,11 +321,7 @@ type ConversationRequest struct {
 // on the connection the settings choose, saved to history. The caller
 // stops it and reads its events.
 func (w *Workspace) StartConversation(ctx context.Context, req ConversationRequest) (*Conversation, error) {
-	s, err := w.Settings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := w.Connection(ctx)
+	s, conn, err := w.settingsAndConnection(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -390,11 +392,7 @@ func micName(ctx context.Context, m Microphones, id string) string {
 // TranscribeFile transcribes an audio file with the settings' options
 // (plus utterances and paragraphs) and saves it to history.
 func (w *Workspace) TranscribeFile(ctx context.Context, path string, progress func(Progress)) (*FileResult, error) {
-	s, err := w.Settings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := w.Connection(ctx)
+	s, conn, err := w.settingsAndConnection(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -73,10 +73,7 @@ type analyzeTab struct {
 }
 
 // analysisJob is an analysis under way.
-type analysisJob struct {
-	cancel    context.CancelFunc
-	cancelled bool
-}
+type analysisJob struct{ cancellable }
 
 func newAnalyzeTab(a *App) *analyzeTab {
 	return &analyzeTab{app: a, selected: -1, settings: store.DefaultSettings()}
@@ -247,24 +244,7 @@ func (t *analyzeTab) onOpenFile() {
 	if t.job != nil {
 		return
 	}
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			t.showError("choose a file", err)
-			return
-		}
-		if r == nil {
-			return
-		}
-		uri := r.URI()
-		_ = r.Close()
-		if uri.Scheme() != "file" {
-			t.setStatus("Earshot can analyse files on this computer only.", widget.DangerImportance)
-			return
-		}
-		t.chooseFile(uri.Path())
-	}, t.app.window)
-	d.SetFilter(storage.NewExtensionFileFilter(textExtensions))
-	d.Show()
+	t.app.openLocalFile(t, textExtensions, "analyse", t.chooseFile)
 }
 
 // chooseFile analyses the file at path.
@@ -302,7 +282,7 @@ func (t *analyzeTab) onAnalyze() {
 func (t *analyzeTab) run(in sessions.AnalysisInput, name string) {
 	f := t.checks.features()
 	ctx, cancel := context.WithCancel(t.app.ctx)
-	job := &analysisJob{cancel: cancel}
+	job := &analysisJob{cancellable{cancel: cancel}}
 	t.job = job
 	t.busy.Show()
 	t.busy.Start()
@@ -331,13 +311,10 @@ func (t *analyzeTab) run(in sessions.AnalysisInput, name string) {
 
 // onCancel stops the analysis under way.
 func (t *analyzeTab) onCancel() {
-	if t.job == nil || t.job.cancelled {
-		return
+	if t.job != nil && t.job.stop() {
+		t.setStatus("Cancelling…", widget.MediumImportance)
+		t.updateControls()
 	}
-	t.job.cancelled = true
-	t.job.cancel()
-	t.setStatus("Cancelling…", widget.MediumImportance)
-	t.updateControls()
 }
 
 func (t *analyzeTab) done(job *analysisJob, name string, res *sessions.AnalysisResult, err error) {

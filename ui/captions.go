@@ -253,16 +253,17 @@ func deviceChoices(devs []device.Device, saved, def, missing string) (options, i
 }
 
 // selectMic shows the device id in the picker without saving it again.
-func (c *captionsTab) selectMic(id string) {
-	for i, x := range c.micIDs {
-		if x == id {
-			c.mic.Selected = c.mic.Options[i]
-			c.mic.Refresh()
-			return
-		}
+func (c *captionsTab) selectMic(id string) { selectDevice(c.mic, c.micIDs, id, defaultMic) }
+
+// selectDevice shows device id in a picker whose options stand for ids,
+// or def (the system's default) when id is not among them. It does not
+// call the picker's OnChanged.
+func selectDevice(sel *widget.Select, ids []string, id, def string) {
+	if i := slices.Index(ids, id); i >= 0 && i < len(sel.Options) {
+		setSelected(sel, sel.Options[i])
+		return
 	}
-	c.mic.Selected = defaultMic
-	c.mic.Refresh()
+	setSelected(sel, def)
 }
 
 // selectedMic is the device id chosen in the picker.

@@ -12,8 +12,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -305,15 +303,7 @@ func (c *conversationTab) settingsChanged(s store.Settings) {
 }
 
 func (c *conversationTab) selectSource(id string) {
-	for i, x := range c.sourceIDs {
-		if x == id {
-			c.source.Selected = c.source.Options[i]
-			c.source.Refresh()
-			return
-		}
-	}
-	c.source.Selected = defaultMic
-	c.source.Refresh()
+	selectDevice(c.source, c.sourceIDs, id, defaultMic)
 }
 
 func (c *conversationTab) selectedSource() string {
@@ -328,26 +318,7 @@ func (c *conversationTab) onOpenFile() {
 	if c.live != nil || c.starting {
 		return
 	}
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			c.showError("choose a file", err)
-			return
-		}
-		if r == nil {
-			return
-		}
-		uri := r.URI()
-		if err := r.Close(); err != nil {
-			c.app.log.Warn("close the chosen file", "err", err)
-		}
-		if uri.Scheme() != "file" {
-			c.setStatus("Earshot can play files on this computer only.", widget.DangerImportance)
-			return
-		}
-		c.chooseFile(uri.Path())
-	}, c.app.window)
-	d.SetFilter(storage.NewExtensionFileFilter(audioExtensions))
-	d.Show()
+	c.app.openLocalFile(c, audioExtensions, "play", c.chooseFile)
 }
 
 // chooseFile makes the recording at path the source.

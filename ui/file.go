@@ -33,9 +33,26 @@ const workspaceDiarizeModel = "latest"
 
 // fileJob is a file transcription under way.
 type fileJob struct {
-	name      string
+	cancellable
+	name string
+}
+
+// cancellable is work a tab runs off the UI goroutine, which the user may
+// cancel.
+type cancellable struct {
 	cancel    context.CancelFunc
 	cancelled bool // the user pressed Cancel
+}
+
+// stop cancels the work the first time it is asked to, and reports
+// whether it did. It is called on the UI goroutine.
+func (j *cancellable) stop() bool {
+	if j == nil || j.cancelled {
+		return false
+	}
+	j.cancelled = true
+	j.cancel()
+	return true
 }
 
 // onOpenFile asks for an audio file and transcribes it (Ctrl+O).
@@ -43,9 +60,22 @@ func (c *captionsTab) onOpenFile() {
 	if c.live != nil || c.starting || c.file != nil {
 		return
 	}
+	c.app.openLocalFile(c, audioExtensions, "transcribe", c.transcribeFile)
+}
+
+// statusTab is a tab with a status bar, where a dialog's outcome shows.
+type statusTab interface {
+	setStatus(text string, imp widget.Importance)
+	showError(what string, err error)
+}
+
+// openLocalFile asks for a file on this computer with one of extensions
+// and gives its path to chosen. The dialog's errors show on tab, and so
+// does the refusal of a file elsewhere, saying what Earshot can verb.
+func (a *App) openLocalFile(tab statusTab, extensions []string, verb string, chosen func(path string)) {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
-			c.showError("choose a file", err)
+			tab.showError("choose a file", err)
 			return
 		}
 		if r == nil {
@@ -53,15 +83,15 @@ func (c *captionsTab) onOpenFile() {
 		}
 		uri := r.URI()
 		if err := r.Close(); err != nil {
-			c.app.log.Warn("close the chosen file", "err", err)
+			a.log.Warn("close the chosen file", "err", err)
 		}
 		if uri.Scheme() != "file" {
-			c.setStatus("Earshot can transcribe files on this computer only.", widget.DangerImportance)
+			tab.setStatus("Earshot can "+verb+" files on this computer only.", widget.DangerImportance)
 			return
 		}
-		c.transcribeFile(uri.Path())
-	}, c.app.window)
-	d.SetFilter(storage.NewExtensionFileFilter(audioExtensions))
+		chosen(uri.Path())
+	}, a.window)
+	d.SetFilter(storage.NewExtensionFileFilter(extensions))
 	// No Resize: Fyne's FileDialog.Resize reads a window that only Show
 	// builds (and never builds when a desktop portal shows its own), so
 	// sizing it panics; it opens at a size that fits its content.
@@ -76,7 +106,7 @@ func (c *captionsTab) transcribeFile(path string) {
 		return
 	}
 	ctx, cancel := context.WithCancel(c.app.ctx)
-	job := &fileJob{name: filepath.Base(path), cancel: cancel}
+	job := &fileJob{cancellable: cancellable{cancel: cancel}, name: filepath.Base(path)}
 	c.file = job
 	c.showProgress(job, sessions.Progress{Phase: sessions.PhaseUploading})
 	c.fileRow.Show()
@@ -100,12 +130,9 @@ func (c *captionsTab) transcribeFile(path string) {
 
 // onCancelFile stops the file transcription under way.
 func (c *captionsTab) onCancelFile() {
-	if c.file == nil || c.file.cancelled {
-		return
+	if c.file != nil && c.file.stop() {
+		c.fileLabel.SetText("Cancelling…")
 	}
-	c.file.cancelled = true
-	c.file.cancel()
-	c.fileLabel.SetText("Cancelling…")
 }
 
 // showProgress shows how far the file transcription job is.

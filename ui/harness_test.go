@@ -158,6 +158,7 @@ type harnessConfig struct {
 	engine   bool                 // start the local engine
 	local    sessions.LocalEngine // the local engine, instead of the shared one
 	mics     sessions.Microphones
+	speakers sessions.Speakers
 	settings *store.Settings // saved before the App starts
 	dbPath   string          // the history database; "" for a fresh one
 }
@@ -206,7 +207,7 @@ func newHarnessWith(t *testing.T, cfg harnessConfig, opts Options) *harness {
 	if secrets == nil {
 		secrets = &store.Memory{}
 	}
-	wc := sessions.WorkspaceConfig{History: db, Keys: sessions.NewKeys(secrets, cfg.getenv), Microphones: cfg.mics}
+	wc := sessions.WorkspaceConfig{History: db, Keys: sessions.NewKeys(secrets, cfg.getenv), Microphones: cfg.mics, Speakers: cfg.speakers}
 	if cfg.engine {
 		wc.Local = localEngine(t)
 	}

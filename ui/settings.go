@@ -588,15 +588,7 @@ func (t *settingsTab) setMicrophones(devs []device.Device) {
 }
 
 // selectInput shows a device id in the picker.
-func (t *settingsTab) selectInput(id string) {
-	for i, x := range t.micIDs {
-		if x == id {
-			setSelected(t.input, t.input.Options[i])
-			return
-		}
-	}
-	setSelected(t.input, defaultMic)
-}
+func (t *settingsTab) selectInput(id string) { selectDevice(t.input, t.micIDs, id, defaultMic) }
 
 // setSpeakers fills the speaker picker.
 func (t *settingsTab) setSpeakers(devs []device.Device) {
@@ -609,12 +601,4 @@ func (t *settingsTab) setSpeakers(devs []device.Device) {
 }
 
 // selectOutput shows a device id in the speaker picker.
-func (t *settingsTab) selectOutput(id string) {
-	for i, x := range t.outIDs {
-		if x == id {
-			setSelected(t.output, t.output.Options[i])
-			return
-		}
-	}
-	setSelected(t.output, defaultSpeaker)
-}
+func (t *settingsTab) selectOutput(id string) { selectDevice(t.output, t.outIDs, id, defaultSpeaker) }

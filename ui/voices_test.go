@@ -145,43 +145,8 @@ func TestVoicesTab(t *testing.T) {
 // backend (real time, no sound card).
 func newVoicesHarness(t *testing.T, s store.Settings) *harness {
 	t.Helper()
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "history.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.SaveSettings(t.Context(), s); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
-		History:  db,
-		Keys:     sessions.NewKeys(&store.Memory{}, nil),
-		Local:    localEngine(t),
-		Speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{
-		fyneApp: &recordingApp{App: test.NewTempApp(t)},
-		shown:   make(chan struct{}, 64),
-		readies: make(chan error, 16),
-		db:      db,
-		ws:      ws,
-	}
-	opts := Options{searchDelay: time.Millisecond}
-	opts.onShown = func() { h.shown <- struct{}{} }
-	opts.OnReady = func(err error) { h.readies <- err }
-	opts.now = func() time.Time { return clockTime }
-	opts.do = h.ui
-	h.ui(func() { h.App = New(h.fyneApp, ws, opts) })
-	t.Cleanup(func() {
-		h.closeWindow()
-		h.stop()
-		if err := db.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return h
+	cfg := harnessConfig{engine: true, settings: &s, speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}}}
+	return newHarnessWith(t, cfg, Options{searchDelay: time.Millisecond})
 }
 
 // saveThroughDialog names the file in Fyne's save dialog, which opens in
