@@ -34,11 +34,9 @@ func (j *joiner) startPiece(first bool, next Boundary, pieceEnd int) {
 	j.marks, j.mi = j.marks[:0], 0
 }
 
-// setWords replaces the piece's word marks (flite knows them all up front).
+// setWords replaces the piece's word marks (flite knows them all up front;
+// espeak-ng voices have none, and reach the piece's end at endPiece).
 func (j *joiner) setWords(ms []mark) { j.marks = append(j.marks[:0], ms...) }
-
-// addWord adds one word mark (espeak-ng reports them as it goes).
-func (j *joiner) addWord(m mark) { j.marks = append(j.marks, m) }
 
 func (j *joiner) seconds(s float64) int { return int(s * float64(j.rate)) }
 

@@ -6,17 +6,18 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Config configures a Synthesizer.
 type Config struct {
-	// EspeakData is the espeak-ng data directory; empty means the
-	// library's default (the Debian package espeak-ng-data). espeak-ng is
-	// initialised once per process: only the first Synthesizer's value
-	// counts.
+	// EspeakData is the directory that holds espeak-ng's data (or the
+	// espeak-ng-data directory itself), passed to the program as --path;
+	// empty means the program's default (the Debian package
+	// espeak-ng-data).
 	EspeakData string
+	// EspeakProgram is the espeak-ng program, a path or a name looked up
+	// in PATH; empty means "espeak-ng" (the Debian package espeak-ng).
+	EspeakProgram string
 }
 
 // Synthesizer speaks texts with the catalogue's voices. It is safe for
@@ -25,28 +26,31 @@ type Config struct {
 type Synthesizer struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
+	espeak *espeakRunner
 
 	mu     sync.Mutex // guards closed and the Add side of wg
 	closed bool
 	wg     sync.WaitGroup // Synthesize calls in progress
 }
 
-// New initialises both libraries and registers every voice, so that the
-// first request does not pay for it.
+// New initialises flite and registers every flite voice, so that the
+// first request does not pay for it, and finds the espeak-ng program.
 func New(cfg Config) (*Synthesizer, error) {
 	if err := fliteInit(); err != nil {
 		return nil, err
 	}
-	if err := espeakInit(cfg.EspeakData); err != nil {
+	es, err := newEspeakRunner(cfg.EspeakProgram, cfg.EspeakData)
+	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Synthesizer{ctx: ctx, cancel: cancel}, nil
+	return &Synthesizer{ctx: ctx, cancel: cancel, espeak: es}, nil
 }
 
 // Close stops every synthesis in progress (they return ErrClosed) and
-// waits for them. Later calls to Synthesize return ErrClosed. Close is
-// idempotent. The libraries stay loaded for the life of the process.
+// waits for them, espeak-ng processes included. Later calls to Synthesize
+// return ErrClosed. Close is idempotent. flite stays loaded for the life
+// of the process.
 func (s *Synthesizer) Close() error {
 	s.mu.Lock()
 	s.closed = true
@@ -77,7 +81,8 @@ const (
 //
 // It returns nil once the whole text has been spoken and emitted; the
 // context's error when ctx is cancelled (synthesis stops within one
-// library buffer, about 20 ms of audio); ErrClosed when the Synthesizer is
+// library buffer, about 20 ms of audio, or an espeak-ng process is
+// killed); ErrClosed when the Synthesizer is
 // closed; emit's error, unwrapped, when emit fails (synthesis stops too).
 // A text with no words emits nothing and returns nil.
 //
@@ -108,7 +113,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, v Voice, text string, p Pa
 	if len(pieces) == 0 {
 		return nil
 	}
-	run := newRun(voice, sanitize(text), p, pieces)
+	run := newRun(voice, sanitize(text), p, pieces, s.espeak)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(s.ctx, cancel)
@@ -230,14 +235,15 @@ type run struct {
 	p      Params
 	pieces []Piece
 	q      *queue
+	espeak *espeakRunner
 
 	// Producer state, touched only by the producer goroutine (library
 	// callbacks run on it).
 	j joiner
 }
 
-func newRun(v Voice, text string, p Params, pieces []Piece) *run {
-	return &run{voice: v, text: text, p: p, pieces: pieces, q: newQueue()}
+func newRun(v Voice, text string, p Params, pieces []Piece, es *espeakRunner) *run {
+	return &run{voice: v, text: text, p: p, pieces: pieces, q: newQueue(), espeak: es}
 }
 
 // consume emits items until the producer is done, ctx ends or emit fails.
@@ -366,52 +372,16 @@ func fliteWordEnds(text string, pc Piece, ws []fliteWord, rate int) []mark {
 	return marks
 }
 
-// espeakP synthesises one piece with espeak-ng.
+// espeakP synthesises one piece with an espeak-ng process. The program
+// reports no word events, so the text covered advances when the piece is
+// done (joiner.endPiece). It has no pitch-range control either, so
+// expressivity is not used (no espeak-ng voice is a turn-based voice,
+// whose endpoint takes expressivity).
 func (r *run) espeakP(ctx context.Context, pc Piece) error {
-	piece := r.text[pc.Start:pc.End]
-	// Character index to byte offset, for the word events.
-	offs := make([]int, 0, utf8.RuneCountInString(piece)+1)
-	for i := range piece {
-		offs = append(offs, i)
-	}
-	offs = append(offs, len(piece))
-	sink := &espeakAdapter{r: r, ctx: ctx, pc: pc, offs: offs}
-	return espeakSynth(r.voice.id, piece, r.p.Speed, pitchScale(r.p.Expressivity), r.voice.pitch, sink)
-}
-
-type espeakAdapter struct {
-	r    *run
-	ctx  context.Context
-	pc   Piece
-	offs []int       // byte offset of each character of the piece
-	prev *espeakWord // the word that started last; it ends where the next starts
-}
-
-func (a *espeakAdapter) audio(pcm []int16, starts []espeakWord) bool {
-	if a.ctx.Err() != nil {
-		return false
-	}
-	for i := range starts {
-		w := starts[i]
-		if a.prev != nil {
-			a.r.j.addWord(mark{sample: w.sample, textEnd: a.byteEnd(*a.prev)})
+	return r.espeak.synth(ctx, r.voice.id, r.text[pc.Start:pc.End], r.p.Speed, r.voice.pitch, func(pcm []int16) bool {
+		if ctx.Err() != nil {
+			return false
 		}
-		a.prev = &w
-	}
-	return a.r.flush(a.r.j.add(pcm))
-}
-
-func (a *espeakAdapter) byteEnd(w espeakWord) int {
-	// espeak-ng's word length leaves out trailing punctuation: take it in,
-	// up to the end of the white-space separated word.
-	piece := a.r.text[a.pc.Start:a.pc.End]
-	off := a.offs[clampInt(w.char+w.length, 0, len(a.offs)-1)]
-	for off < len(piece) {
-		r, n := utf8.DecodeRuneInString(piece[off:])
-		if !unicode.IsPunct(r) {
-			break
-		}
-		off += n
-	}
-	return a.pc.Start + off
+		return r.flush(r.j.add(pcm))
+	})
 }

@@ -1,28 +1,36 @@
-// Package tts is the speech synthesis core of Earshot's local engine: a cgo
-// wrapper of flite 2.2 (English voices) and espeak-ng 1.51 (Spanish, German,
-// Dutch, French, Italian, Japanese), behind the voice names the hosted
-// service uses (aura-*, aura-2-*, flux-*).
+// Package tts is the speech synthesis core of Earshot's local engine:
+// flite 2.2 through cgo (English voices) and the espeak-ng 1.51 program
+// (Spanish, German, Dutch, French, Italian, Japanese), behind the voice
+// names the hosted service uses (aura-*, aura-2-*, flux-*).
+//
+// espeak-ng runs out of process, one espeak-ng process per piece: its
+// library, 1.51 as Debian 12 ships it, carries state from call to call and
+// now and then crashes inside espeak_Synth, which would take the desktop
+// app down with it. A crash of the program only fails the text it was
+// speaking.
 //
 // Synthesis streams. A text is cut into pieces (sentences, and long
 // sentences at clause boundaries, with a short first piece so that audio
-// starts quickly); each piece is synthesised by the library while its audio
-// streaming callback hands samples over, and the caller's emit function
-// receives them as they come, not after the whole text. Silence at the seams
+// starts quickly); each piece is synthesised by flite while its audio
+// streaming callback hands samples over, or by espeak-ng while its WAV
+// output is read from a pipe, and the caller's emit function receives the
+// samples as they come, not after the whole text. Silence at the seams
 // between pieces is trimmed and replaced by a pause that depends on the
 // punctuation, so the joined audio sounds like one reading. Every Chunk says
-// how far into the text the audio emitted so far has spoken (word
-// granularity), which is what an interrupted turn reports as text_spoken and
-// text_remaining.
+// how far into the text the audio emitted so far has spoken, which is what
+// an interrupted turn reports as text_spoken and text_remaining: word by
+// word for flite voices (all turn-based voices are flite voices), piece by
+// piece for espeak-ng voices, whose program reports no word events.
 //
 // The package produces 16-bit mono PCM at the voice's native rate only;
 // resampling and encoding belong to package audio.
 //
 // Concurrency: Voice, Params and Chunk are plain values. A Synthesizer is
-// safe for concurrent use. Both libraries keep process-wide state (espeak-ng
-// its whole synthesiser, flite the jump buffer it uses to report errors), so
-// each library is driven by one synthesis at a time, one piece (a sentence
-// or less) at a time: concurrent texts interleave piece by piece, and flite
-// and espeak-ng run in parallel with each other.
+// safe for concurrent use. flite keeps process-wide state (the jump buffer
+// it uses to report errors), so it is driven by one synthesis at a time,
+// one piece (a sentence or less) at a time: concurrent texts interleave
+// piece by piece. espeak-ng processes run in parallel, each Synthesize
+// call running at most one, and a Synthesizer a bounded number at once.
 package tts
 
 import (
@@ -44,7 +52,7 @@ var (
 
 // LibraryError reports a synthesis library call that failed.
 type LibraryError struct {
-	Op   string // the library function, e.g. "espeak_Synth"
+	Op   string // the library function, e.g. "flite utt_synth"
 	Code int    // its return value
 }
 
@@ -68,7 +76,9 @@ type Params struct {
 	// normal, 1.5 is 50 % faster (durations 1/1.5). Zero means 1.
 	Speed float64
 	// Expressivity widens (positive) or narrows (negative) the pitch range,
-	// from -2 (nearly monotone) to 2; 0 is the voice's own range.
+	// from -2 (nearly monotone) to 2; 0 is the voice's own range. It is
+	// meant for the turn-based voices, which are flite voices; espeak-ng
+	// voices ignore it, as the espeak-ng program has no pitch-range option.
 	Expressivity int
 }
 
@@ -90,7 +100,7 @@ func (p Params) validate() error {
 }
 
 // pitchScale maps expressivity to a factor on the voice's pitch variation
-// (flite's F0 standard deviation, espeak-ng's pitch range).
+// (flite's F0 standard deviation).
 func pitchScale(expressivity int) float64 {
 	return [...]float64{0.3, 0.6, 1, 1.5, 2}[expressivity-MinExpressivity]
 }
@@ -104,6 +114,7 @@ type Chunk struct {
 	// audio emitted so far, this chunk included, has spoken: text[:TextEnd]
 	// is spoken, text[TextEnd:] is not (yet). It never decreases, moves at
 	// word boundaries, and equals len(text) on the last chunk of a text
-	// that was synthesised completely.
+	// that was synthesised completely. With espeak-ng voices it moves at
+	// piece ends only (sentence or clause ends, see Split).
 	TextEnd int
 }
