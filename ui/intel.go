@@ -69,7 +69,7 @@ func (p *intelPanel) buildUI() fyne.CanvasObject {
 	p.clear()
 	// A long summary scrolls rather than squeezing the lists out of sight.
 	split := container.NewVSplit(container.NewVScroll(container.NewVBox(p.summaryBox, p.sentBox)), lists)
-	split.Offset = 0.6
+	split.Offset = 0.7
 	return container.NewBorder(nil, p.selected, nil, nil, split)
 }
 
