@@ -731,6 +731,49 @@ func TestSDKTranscribesStream(t *testing.T) {
 	}
 }
 
+// TestSDKAudioIntelligence asks for every audio-intelligence feature of a
+// batch transcription through the SDK: the engine's summary, sentiment,
+// topics and intents arrive in the shapes the SDK decodes, each segment
+// pointing at the transcript's words.
+func TestSDKAudioIntelligence(t *testing.T) {
+	needClips(t)
+	isolateSDK(t)
+	checkGoroutines(t)
+	srv := startServe(t)
+	c := loadClip(t, shortClip)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	opts := interfaces.PreRecordedTranscriptionOptions{Model: "nova-3", SmartFormat: true, Summarize: "v2", Sentiment: true, Topics: true, Intents: true}
+	res, err := srv.restClient(t, srv.key).FromStream(ctx, bytes.NewReader(c.wav), &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Results
+	if r.Summary == nil || r.Summary.Result != "success" || r.Summary.Short == "" {
+		t.Errorf("summary %+v, want a successful short summary", r.Summary)
+	}
+	words := r.Channels[0].Alternatives[0].Words
+	if r.Sentiments == nil || len(r.Sentiments.Segments) == 0 {
+		t.Fatalf("sentiments %+v, want segments", r.Sentiments)
+	}
+	for i, g := range r.Sentiments.Segments {
+		if g.Sentiment == nil || g.SentimentScore == nil || *g.SentimentScore < -1 || *g.SentimentScore > 1 {
+			t.Errorf("sentiment segment %d = %+v, want a label and a score in [-1, 1]", i, g)
+		}
+		if g.StartWord < 0 || g.EndWord < g.StartWord || g.EndWord >= len(words) {
+			t.Errorf("sentiment segment %d spans words %d-%d of %d", i, g.StartWord, g.EndWord, len(words))
+		}
+	}
+	switch a := r.Sentiments.Average.Sentiment; a {
+	case "positive", "neutral", "negative":
+	default:
+		t.Errorf("average sentiment %q", a)
+	}
+	if r.Topics == nil || r.Intents == nil {
+		t.Errorf("topics %+v, intents %+v: want both results present", r.Topics, r.Intents)
+	}
+}
+
 func TestSDKSeesErrors(t *testing.T) {
 	needClips(t)
 	isolateSDK(t)
@@ -750,8 +793,7 @@ func TestSDKSeesErrors(t *testing.T) {
 			inMsg string
 		}{
 			{"wrong key", "not-" + srv.key, interfaces.PreRecordedTranscriptionOptions{Model: "nova-3"}, http.StatusUnauthorized, ""},
-			{"summarize, not offered", srv.key, interfaces.PreRecordedTranscriptionOptions{Model: "nova-3", Summarize: "v2"}, http.StatusBadRequest, "summarize"},
-			{"topics, not offered", srv.key, interfaces.PreRecordedTranscriptionOptions{Model: "nova-3", Topics: true}, http.StatusBadRequest, "topics"},
+			{"custom topics, not offered", srv.key, interfaces.PreRecordedTranscriptionOptions{Model: "nova-3", Topics: true, CustomTopic: []string{"weather"}}, http.StatusBadRequest, "custom_topic"},
 			{"a language the engine lacks", srv.key, interfaces.PreRecordedTranscriptionOptions{Model: "nova-3", Language: "fr"}, http.StatusBadRequest, "English"},
 			{"a model that does not exist", srv.key, interfaces.PreRecordedTranscriptionOptions{Model: "nova-99"}, http.StatusBadRequest, "model"},
 		}
