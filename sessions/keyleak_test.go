@@ -32,9 +32,10 @@ func keyForms(key api.Secret) map[string]string {
 	}
 }
 
-// TestKeyDoesNotLeak runs captions, a file transcription, a refused file
-// and settings through a workspace logging at Debug, then looks for the
-// key in the history's files and in the log.
+// TestKeyDoesNotLeak runs captions, a file transcription, a refused file,
+// a synthesis on each speak endpoint, an analysis and settings through a
+// workspace logging at Debug, then looks for the key in the history's
+// files (syntheses keep their audio there) and in the log.
 func TestKeyDoesNotLeak(t *testing.T) {
 	t.Parallel()
 	eng := keyedEngine(t)
@@ -97,13 +98,33 @@ func TestKeyDoesNotLeak(t *testing.T) {
 	if _, err := w.TranscribeFile(ctx, junk, nil); err == nil {
 		t.Error("the engine took a file that is not audio")
 	}
+	// A synthesis on each speak endpoint, and an analysis: their streams,
+	// requests and history entries carry no key either.
+	voices, err := w.Voices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, voice := range []string{"aura-asteria-en", "flux-kit-en"} {
+		syn, err := voices.Synthesize(ctx, sessions.SynthesisRequest{Text: "The key stays in the keyring.", Voice: voice, Speed: 1, Silent: true})
+		if err != nil {
+			t.Fatalf("Synthesize with %s: %v", voice, err)
+		}
+		<-syn.Done()
+		if r := syn.Result(); len(r.PCM) == 0 || r.SessionID == 0 {
+			t.Errorf("%s: %d samples, session %d: the key was not exercised", voice, len(r.PCM), r.SessionID)
+		}
+	}
+	doc := sessions.AnalysisInput{Text: "I want to cancel my subscription. The support team was wonderful, but the bill was wrong twice."}
+	if _, err := w.Analyze(ctx, doc, sessions.AllFeatures(), nil); err != nil {
+		t.Fatalf("Analyze: %v", err)
+	}
 	s.InputDevice = "hw:1"
 	if err := w.SaveSettings(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	list, err := w.Sessions(ctx, "", 0)
-	if err != nil || len(list) != 3 {
-		t.Fatalf("history lists %d sessions (%v), want 3", len(list), err)
+	if err != nil || len(list) != 6 {
+		t.Fatalf("history lists %d sessions (%v), want 6", len(list), err)
 	}
 
 	files := func() map[string][]byte {
