@@ -118,16 +118,18 @@ func (v *Voices) Play(ctx context.Context, pcm []int16, rate int) (*Playing, err
 	go func() {
 		defer close(pl.done)
 		defer p.Close()
+		var watch sync.WaitGroup
+		defer watch.Wait() // after cancel: the watcher is gone before the speaker closes
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go func() {
+		watch.Go(func() {
 			select {
 			case <-pl.stopCh:
 				p.Stop()
 				cancel()
 			case <-ctx.Done():
 			}
-		}()
+		})
 		if err := p.Write(ctx, pcm); err != nil {
 			pl.err = ignoreStopped(err, pl.stopCh)
 			return
