@@ -150,16 +150,7 @@ func runConversation(ctx context.Context, env Env, ws *Workspace, req sessions.C
 		return err
 	}
 	began := time.Now()
-	stopNow := make(chan struct{})
-	stopped := make(chan error, 1)
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-stopNow:
-		case <-c.Done():
-		}
-		stopped <- c.Stop()
-	}()
+	stopNow, stopped := stopper(ctx, c.Done(), c.Stop)
 
 	source := req.SourceName
 	if source == "" {

@@ -103,16 +103,7 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 	// The stopper ends the session on Ctrl+C, on a failed write, or
 	// when the session ends by itself; the loop below reads the events
 	// until the session closes them.
-	stopNow := make(chan struct{})
-	stopped := make(chan error, 1)
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-stopNow:
-		case <-c.Done():
-		}
-		stopped <- c.Stop()
-	}()
+	stopNow, stopped := stopper(ctx, c.Done(), c.Stop)
 
 	source := req.SourceName
 	if source == "" {
@@ -203,4 +194,23 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
+}
+
+// stopper ends a session on Ctrl+C (ctx), when stopNow is closed (a failed
+// write), or when the session ends by itself (done), and sends what stop
+// returns on stopped. The session's events keep flowing meanwhile, so the
+// caller reads them until the session closes them, then receives from
+// stopped; that receive is what waits for the stopper goroutine.
+func stopper(ctx context.Context, done <-chan struct{}, stop func() error) (stopNow chan struct{}, stopped <-chan error) {
+	now := make(chan struct{})
+	out := make(chan error, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-now:
+		case <-done:
+		}
+		out <- stop()
+	}()
+	return now, out
 }

@@ -151,14 +151,7 @@ func speakWith(ctx context.Context, env Env, voices *sessions.Voices, req sessio
 	if err != nil {
 		return err
 	}
-	stopped := make(chan error, 1)
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-syn.Done():
-		}
-		stopped <- syn.Stop()
-	}()
+	_, stopped := stopper(ctx, syn.Done(), syn.Stop)
 	term := env.isTerminal(env.Stderr)
 	for ev := range syn.Events() {
 		switch e := ev.(type) {
