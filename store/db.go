@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -106,9 +107,33 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 
+	// Switching a new file to WAL takes a lock that SQLite does not wait
+	// for with its busy timeout: two processes opening the same new file
+	// at once (the app and `earshot transcribe`) can be told "busy". Such
+	// an open is tried again, for as long as the busy timeout.
+	deadline := time.Now().Add(busyTimeoutMillis * time.Millisecond)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		d, err := openFile(ctx, abs)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			if err != nil {
+				return nil, fmt.Errorf("store: open %s: %w", path, err)
+			}
+			return d, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("store: open %s: %w", path, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+// openFile opens the connections to the database file at abs and brings
+// its schema up to date.
+func openFile(ctx context.Context, abs string) (_ *DB, err error) {
 	d := &DB{path: abs}
 	if d.w, err = sql.Open("sqlite", dsn(abs, false)); err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
 	d.w.SetMaxOpenConns(1)
 	d.w.SetMaxIdleConns(1)
@@ -116,11 +141,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	d.w.SetConnMaxIdleTime(0)
 	if err := d.setUp(ctx); err != nil {
 		_ = d.w.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
 	if d.r, err = sql.Open("sqlite", dsn(abs, true)); err != nil {
 		_ = d.w.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
 	d.r.SetMaxOpenConns(readers)
 	d.r.SetMaxIdleConns(readers)
@@ -128,11 +153,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	d.r.SetConnMaxIdleTime(0)
 	if err := d.r.PingContext(ctx); err != nil {
 		_ = d.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
 	if d.addSegment, err = d.w.PrepareContext(ctx, insertSegmentSQL); err != nil {
 		_ = d.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
 	return d, nil
 }
@@ -199,6 +224,13 @@ func (d *DB) Close() error {
 		}
 	})
 	return d.closeErr
+}
+
+// isBusy reports whether err is SQLite saying another connection holds
+// the lock it needs.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // isForeignKeyViolation reports whether err is SQLite refusing a row whose
