@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/earshot-app/earshot/internal/clock"
 )
 
 // Source is a stream of audio frames: interleaved 16-bit PCM in the layout
@@ -70,34 +72,16 @@ func checkSourceFormat(f Format) error {
 	return f.Validate()
 }
 
-// Clock is the time source of paced Sources. Tests inject a fake one to
-// control pacing without sleeping; nil stands for the system clock.
-type Clock interface {
-	Now() time.Time
-	NewTimer(d time.Duration) Timer
-}
+// Clock is the time source of paced Sources: internal/clock's, shared
+// with the sessions. Tests inject a fake one to control pacing without
+// sleeping; nil stands for the system clock.
+type Clock = clock.Clock
 
-// Timer is the part of time.Timer a Clock hands out.
-type Timer interface {
-	// C delivers the time once the timer fires.
-	C() <-chan time.Time
-	// Stop prevents the timer from firing; see time.Timer.Stop.
-	Stop() bool
-}
+// Timer is the timer a Clock hands out.
+type Timer = clock.Timer
 
 // SystemClock is the Clock of the real time.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// NewTimer returns a time.Timer firing after d.
-func (SystemClock) NewTimer(d time.Duration) Timer { return systemTimer{time.NewTimer(d)} }
-
-type systemTimer struct{ t *time.Timer }
-
-func (t systemTimer) C() <-chan time.Time { return t.t.C }
-func (t systemTimer) Stop() bool          { return t.t.Stop() }
+type SystemClock = clock.Real
 
 // The Sources of this package.
 var (

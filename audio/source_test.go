@@ -2,9 +2,12 @@ package audio
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/earshot-app/earshot/internal/clock"
 )
 
 // fakeClock is a Clock that moves only when Advance is called. Timers fire
@@ -93,6 +96,25 @@ func (c *fakeClock) waitTimer(t *testing.T) {
 }
 
 func (t *fakeTimer) C() <-chan time.Time { return t.ch }
+
+// Reset makes the timer fire d after the fake now.
+func (t *fakeTimer) Reset(d time.Duration) bool {
+	c := t.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	was := !t.done
+	t.when, t.done = c.now.Add(d), false
+	if !slices.Contains(c.timers, t) {
+		c.timers = append(c.timers, t)
+	}
+	return was
+}
+
+// NewTicker fails the test run: the sources pace themselves with timers,
+// and a ticker asked for would be a change this fake must learn first.
+func (c *fakeClock) NewTicker(time.Duration) clock.Ticker {
+	panic("fakeClock: a source asked for a ticker")
+}
 
 func (t *fakeTimer) Stop() bool {
 	t.clock.mu.Lock()

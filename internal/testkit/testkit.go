@@ -8,9 +8,8 @@ import (
 	"bytes"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/clock"
 )
 
 // Buffer is a bytes.Buffer safe for concurrent writers and readers: the
@@ -42,28 +41,10 @@ func (b *Buffer) Bytes() []byte {
 	return bytes.Clone(b.b.Bytes())
 }
 
-// FastClock is an audio.Clock running Factor times faster than the
-// system's from Origin on, so that a paced replay of a recording takes a
-// fraction of its length while keeping its rhythm.
-type FastClock struct {
-	Origin time.Time
-	Factor float64
-}
-
-// Now implements audio.Clock.
-func (c FastClock) Now() time.Time {
-	return c.Origin.Add(time.Duration(float64(time.Since(c.Origin)) * c.Factor))
-}
-
-// NewTimer implements audio.Clock.
-func (c FastClock) NewTimer(d time.Duration) audio.Timer {
-	return timer{time.NewTimer(time.Duration(float64(d) / c.Factor))}
-}
-
-type timer struct{ t *time.Timer }
-
-func (t timer) C() <-chan time.Time { return t.t.C }
-func (t timer) Stop() bool          { return t.t.Stop() }
+// FastClock is a clock running Factor times faster than the system's
+// from Origin on, so that a paced replay of a recording takes a fraction
+// of its length while keeping its rhythm.
+type FastClock = clock.Scaled
 
 // Words splits a transcript into lower-case words without punctuation.
 func Words(s string) []string {

@@ -1,0 +1,242 @@
+// Package clock is the time source that sessions, paced audio sources and
+// their tests share: the system's time in the app, and a fake one in tests
+// that moves only when the test moves it, so that nothing waits on the
+// wall clock to find out what happened.
+package clock
+
+import (
+	"sync"
+	"time"
+)
+
+// Clock tells the time and hands out timers and tickers.
+type Clock interface {
+	Now() time.Time
+	NewTimer(d time.Duration) Timer
+	NewTicker(d time.Duration) Ticker
+}
+
+// Timer is the part of time.Timer a Clock hands out.
+type Timer interface {
+	// C delivers the time once the timer fires.
+	C() <-chan time.Time
+	// Stop prevents the timer from firing; see time.Timer.Stop.
+	Stop() bool
+	// Reset makes the timer fire after d; see time.Timer.Reset.
+	Reset(d time.Duration) bool
+}
+
+// Ticker is the part of time.Ticker a Clock hands out.
+type Ticker interface {
+	C() <-chan time.Time
+	Stop()
+}
+
+// Real is the system's clock.
+type Real struct{}
+
+// Now returns time.Now().
+func (Real) Now() time.Time { return time.Now() }
+
+// NewTimer returns a time.Timer firing after d.
+func (Real) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
+
+// NewTicker returns a time.Ticker of period d.
+func (Real) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(d)} }
+
+type realTimer struct{ t *time.Timer }
+
+func (t realTimer) C() <-chan time.Time        { return t.t.C }
+func (t realTimer) Stop() bool                 { return t.t.Stop() }
+func (t realTimer) Reset(d time.Duration) bool { return t.t.Reset(d) }
+
+type realTicker struct{ t *time.Ticker }
+
+func (t realTicker) C() <-chan time.Time { return t.t.C }
+func (t realTicker) Stop()               { t.t.Stop() }
+
+// Or returns c, or the system's clock when c is nil.
+func Or(c Clock) Clock {
+	if c == nil {
+		return Real{}
+	}
+	return c
+}
+
+// Scaled is a Clock running Factor times faster than the system's from
+// Origin on: a recording replayed on it takes 1/Factor of its length and
+// keeps its rhythm.
+type Scaled struct {
+	Origin time.Time
+	Factor float64
+}
+
+// Now returns Origin plus Factor times the real time since Origin.
+func (c Scaled) Now() time.Time {
+	return c.Origin.Add(time.Duration(float64(time.Since(c.Origin)) * c.Factor))
+}
+
+// NewTimer returns a timer firing after d of scaled time.
+func (c Scaled) NewTimer(d time.Duration) Timer { return scaledTimer{time.NewTimer(c.real(d)), c} }
+
+// NewTicker returns a ticker of period d of scaled time.
+func (c Scaled) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(c.real(d))} }
+
+func (c Scaled) real(d time.Duration) time.Duration { return time.Duration(float64(d) / c.Factor) }
+
+type scaledTimer struct {
+	t *time.Timer
+	c Scaled
+}
+
+func (t scaledTimer) C() <-chan time.Time        { return t.t.C }
+func (t scaledTimer) Stop() bool                 { return t.t.Stop() }
+func (t scaledTimer) Reset(d time.Duration) bool { return t.t.Reset(t.c.real(d)) }
+
+// Fake is a Clock that moves only through Advance. Its timers and tickers
+// fire, in order of their deadlines, as Advance passes them; a channel
+// that is not read in time drops the tick, as time.Ticker does. It is safe
+// for concurrent use.
+type Fake struct {
+	mu      sync.Mutex // guards now, waiters, changed
+	now     time.Time
+	waiters []*fakeTimer
+	changed chan struct{} // closed when a timer is added, then replaced
+}
+
+// NewFake returns a fake clock reading start.
+func NewFake(start time.Time) *Fake {
+	return &Fake{now: start, changed: make(chan struct{})}
+}
+
+// Now returns the fake time.
+func (f *Fake) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+// NewTimer returns a timer firing once Advance passes now+d.
+func (f *Fake) NewTimer(d time.Duration) Timer {
+	t := &fakeTimer{f: f, c: make(chan time.Time, 1)}
+	t.Reset(d)
+	return t
+}
+
+// NewTicker returns a ticker firing every d of fake time.
+func (f *Fake) NewTicker(d time.Duration) Ticker {
+	if d <= 0 {
+		panic("clock: non-positive ticker period")
+	}
+	t := &fakeTimer{f: f, c: make(chan time.Time, 1), period: d}
+	t.Reset(d)
+	return fakeTicker{t}
+}
+
+// Advance moves the clock d forward, firing every timer and tick whose
+// time comes, in order.
+func (f *Fake) Advance(d time.Duration) {
+	f.mu.Lock()
+	end := f.now.Add(d)
+	for {
+		var next *fakeTimer
+		for _, w := range f.waiters {
+			if !w.when.After(end) && (next == nil || w.when.Before(next.when)) {
+				next = w
+			}
+		}
+		if next == nil {
+			break
+		}
+		f.now = next.when
+		select {
+		case next.c <- f.now:
+		default:
+		}
+		if next.period > 0 {
+			next.when = next.when.Add(next.period)
+		} else {
+			f.remove(next)
+		}
+	}
+	f.now = end
+	f.mu.Unlock()
+}
+
+// Waiters returns how many timers and tickers are waiting to fire.
+func (f *Fake) Waiters() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.waiters)
+}
+
+// WaitForWaiters blocks until at least n timers or tickers are waiting,
+// or done is closed; it reports whether they are. Tests call it before
+// Advance so that the code under test has set its timer first.
+func (f *Fake) WaitForWaiters(n int, done <-chan struct{}) bool {
+	for {
+		f.mu.Lock()
+		if len(f.waiters) >= n {
+			f.mu.Unlock()
+			return true
+		}
+		ch := f.changed
+		f.mu.Unlock()
+		select {
+		case <-ch:
+		case <-done:
+			return false
+		}
+	}
+}
+
+func (f *Fake) add(t *fakeTimer) {
+	f.waiters = append(f.waiters, t)
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+func (f *Fake) remove(t *fakeTimer) bool {
+	for i, w := range f.waiters {
+		if w == t {
+			f.waiters = append(f.waiters[:i], f.waiters[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+type fakeTimer struct {
+	f      *Fake
+	c      chan time.Time
+	when   time.Time
+	period time.Duration
+}
+
+func (t *fakeTimer) C() <-chan time.Time { return t.c }
+
+func (t *fakeTimer) Stop() bool {
+	t.f.mu.Lock()
+	defer t.f.mu.Unlock()
+	return t.f.remove(t)
+}
+
+func (t *fakeTimer) Reset(d time.Duration) bool {
+	t.f.mu.Lock()
+	defer t.f.mu.Unlock()
+	active := t.f.remove(t)
+	t.when = t.f.now.Add(d)
+	t.f.add(t)
+	return active
+}
+
+// fakeTicker is a periodic fakeTimer with Ticker's Stop.
+type fakeTicker struct{ *fakeTimer }
+
+func (t fakeTicker) Stop() { t.fakeTimer.Stop() }
+
+var (
+	_ Clock = Real{}
+	_ Clock = (*Fake)(nil)
+	_ Clock = Scaled{}
+)

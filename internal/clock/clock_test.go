@@ -1,0 +1,92 @@
+package clock
+
+import (
+	"testing"
+	"time"
+)
+
+func TestFakeTimersFireInOrder(t *testing.T) {
+	f := NewFake(time.Unix(1000, 0))
+	a := f.NewTimer(2 * time.Second)
+	b := f.NewTimer(time.Second)
+	tick := f.NewTicker(750 * time.Millisecond)
+	f.Advance(999 * time.Millisecond)
+	select {
+	case <-b.C():
+		t.Fatal("b fired before its time")
+	default:
+	}
+	if got := <-tick.C(); !got.Equal(time.Unix(1000, 750e6)) {
+		t.Errorf("tick at %v", got)
+	}
+	f.Advance(time.Millisecond)
+	if got := <-b.C(); !got.Equal(time.Unix(1001, 0)) {
+		t.Errorf("b at %v, want 1001", got)
+	}
+	if !a.Stop() {
+		t.Error("a was not active")
+	}
+	f.Advance(5 * time.Second)
+	select {
+	case <-a.C():
+		t.Fatal("a stopped but fired")
+	default:
+	}
+	// The ticker's channel holds one tick; the others were dropped.
+	<-tick.C()
+	select {
+	case <-tick.C():
+		t.Fatal("a second tick was kept")
+	default:
+	}
+	tick.Stop()
+	if n := f.Waiters(); n != 0 {
+		t.Errorf("%d waiters after stopping everything", n)
+	}
+	if !f.Now().Equal(time.Unix(1006, 0)) {
+		t.Errorf("now %v, want 1006", f.Now())
+	}
+}
+
+func TestFakeReset(t *testing.T) {
+	f := NewFake(time.Unix(0, 0))
+	tm := f.NewTimer(time.Hour)
+	tm.Stop()
+	if tm.Reset(time.Second) {
+		t.Error("a stopped timer reported active")
+	}
+	f.Advance(time.Second)
+	<-tm.C()
+}
+
+func TestWaitForWaiters(t *testing.T) {
+	f := NewFake(time.Unix(0, 0))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tm := f.NewTimer(time.Second)
+		<-tm.C()
+	}()
+	if !f.WaitForWaiters(1, nil) {
+		t.Fatal("no waiter")
+	}
+	f.Advance(time.Second)
+	<-done
+	stop := make(chan struct{})
+	close(stop)
+	if f.WaitForWaiters(1, stop) {
+		t.Error("a waiter after the timer fired")
+	}
+}
+
+func TestRealClock(t *testing.T) {
+	c := Or(nil)
+	tm := c.NewTimer(time.Millisecond)
+	<-tm.C()
+	tk := c.NewTicker(time.Millisecond)
+	<-tk.C()
+	tk.Stop()
+	if c.Now().IsZero() {
+		t.Error("zero time")
+	}
+}
