@@ -90,15 +90,14 @@ func EncodeAudio(ctx context.Context, w io.Writer, pcm []int16, rate int, encodi
 	return nil
 }
 
-// Playing is audio played again through the speaker. Stop, Played and
-// Done are safe for concurrent use.
+// Playing is audio played again through the speaker. Its life is the
+// sessions' one lifecycle; it reports no events, and its Events channel
+// closes when it ends. Stop, Played, Done and Wait are safe for
+// concurrent use.
 type Playing struct {
-	player   Player
-	total    time.Duration
-	stopOnce sync.Once
-	stopCh   chan struct{}
-	done     chan struct{}
-	err      error
+	*lifecycle
+	player Player // set before Play returns
+	total  time.Duration
 }
 
 // Play plays pcm (16-bit mono at rate) on the configured speaker, in the
@@ -110,39 +109,48 @@ func (v *Voices) Play(ctx context.Context, pcm []int16, rate int) (*Playing, err
 	if len(pcm) == 0 {
 		return nil, errors.New("there is no audio to play")
 	}
-	p, err := v.cfg.Speakers.Open(ctx, v.cfg.OutputDevice, rate)
-	if err != nil {
-		return nil, fmt.Errorf("open the speaker: %w", err)
-	}
-	pl := &Playing{player: p, total: audio.FramesDuration(int64(len(pcm)), rate), stopCh: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(pl.done)
-		defer p.Close()
-		var watch sync.WaitGroup
-		defer watch.Wait() // after cancel: the watcher is gone before the speaker closes
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		watch.Go(func() {
-			select {
-			case <-pl.stopCh:
-				p.Stop()
-				cancel()
-			case <-ctx.Done():
-			}
-		})
-		if err := p.Write(ctx, pcm); err != nil {
-			pl.err = ignoreStopped(err, pl.stopCh)
-			return
+	pl := &Playing{lifecycle: newLifecycle("play", nil), total: audio.FramesDuration(int64(len(pcm)), rate)}
+	err := pl.start(ctx, func(ctx context.Context) (runFunc, error) {
+		p, err := v.cfg.Speakers.Open(ctx, v.cfg.OutputDevice, rate)
+		if err != nil {
+			return nil, fmt.Errorf("open the speaker: %w", err)
 		}
-		pl.err = ignoreStopped(p.Drain(ctx), pl.stopCh)
-	}()
+		pl.player = p
+		return func(ctx context.Context) error { return pl.play(ctx, pcm) }, nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	return pl, nil
 }
 
+// play writes pcm to the speaker and waits until it has been played, or
+// Stop silences it.
+func (pl *Playing) play(ctx context.Context, pcm []int16) error {
+	p := pl.player
+	defer p.Close()
+	var watch sync.WaitGroup
+	defer watch.Wait() // after cancel: the watcher is gone before the speaker closes
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watch.Go(func() {
+		select {
+		case <-pl.stopping():
+			p.Stop()
+			cancel()
+		case <-ctx.Done():
+		}
+	})
+	if err := p.Write(ctx, pcm); err != nil {
+		return pl.ignoreStopped(err)
+	}
+	return pl.ignoreStopped(p.Drain(ctx))
+}
+
 // ignoreStopped drops the error of a playing that Stop ended.
-func ignoreStopped(err error, stop chan struct{}) error {
+func (pl *Playing) ignoreStopped(err error) error {
 	select {
-	case <-stop:
+	case <-pl.stopping():
 		return nil
 	default:
 		return err
@@ -150,27 +158,23 @@ func ignoreStopped(err error, stop chan struct{}) error {
 }
 
 // Played returns the playhead.
-func (p *Playing) Played() time.Duration { return min(p.player.Played(), p.total) }
+func (pl *Playing) Played() time.Duration { return min(pl.player.Played(), pl.total) }
 
 // Duration returns the length of what is played.
-func (p *Playing) Duration() time.Duration { return p.total }
+func (pl *Playing) Duration() time.Duration { return pl.total }
 
 // Done is closed once everything was played, or Stop.
-func (p *Playing) Done() <-chan struct{} { return p.done }
+func (pl *Playing) Done() <-chan struct{} { return pl.lifecycle.Done() }
 
 // Stop silences the speaker at once and waits for the end. It is
 // idempotent and returns why playing failed, if it did.
-func (p *Playing) Stop() error {
-	p.stopOnce.Do(func() { close(p.stopCh) })
-	<-p.done
-	return p.err
-}
+func (pl *Playing) Stop() error { return pl.lifecycle.Stop() }
 
 // Wait waits until everything was played or Stop, and returns why
 // playing failed, if it did.
-func (p *Playing) Wait() error {
-	<-p.done
-	return p.err
+func (pl *Playing) Wait() error {
+	<-pl.Done()
+	return pl.Err()
 }
 
 // SavedSynthesis is a synthesis read back from history.

@@ -18,14 +18,11 @@ func (*CompareSideEvent) isEvent() {}
 
 // Comparison speaks the same text with two voices, one after the other,
 // and keeps both. Stop stops the side speaking and does not start the
-// next. Stop, Done, Events and Results are safe for concurrent use;
-// Events must be read until it is closed.
+// next. Its life is the sessions' one lifecycle. Stop, Done, Events and
+// Results are safe for concurrent use; Events must be read until it is
+// closed.
 type Comparison struct {
-	ev     *eventQueue
-	stopCh chan struct{}
-	once   sync.Once
-	done   chan struct{}
-	err    error
+	*lifecycle
 
 	mu      sync.Mutex // guards results
 	results []SynthesisResult
@@ -36,6 +33,11 @@ type Comparison struct {
 // as far as it takes them: a voice that speaks at its own pace only, or
 // takes no expressivity, is asked for none. ctx bounds the comparison.
 func (v *Voices) Compare(ctx context.Context, req SynthesisRequest, voiceB string) (*Comparison, error) {
+	return v.compare(ctx, req, voiceB, nil)
+}
+
+// compare is Compare timed by clk (nil for the real clock).
+func (v *Voices) compare(ctx context.Context, req SynthesisRequest, voiceB string, clk Clock) (*Comparison, error) {
 	a, b := fitRequest(req, req.Voice), fitRequest(req, voiceB)
 	if err := a.Check(); err != nil {
 		return nil, err
@@ -43,16 +45,17 @@ func (v *Voices) Compare(ctx context.Context, req SynthesisRequest, voiceB strin
 	if err := b.Check(); err != nil {
 		return nil, err
 	}
-	first, err := v.Synthesize(ctx, a)
+	c := &Comparison{lifecycle: newLifecycle("compare", clk)}
+	err := c.start(ctx, func(ctx context.Context) (runFunc, error) {
+		first, err := v.synthesize(ctx, a, clk)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error { return c.run(ctx, v, first, b) }, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	c := &Comparison{ev: newEventQueue(128), stopCh: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(c.done)
-		defer c.ev.close()
-		c.err = c.run(ctx, v, first, b)
-	}()
 	return c, nil
 }
 
@@ -76,13 +79,13 @@ func fitRequest(req SynthesisRequest, voice string) SynthesisRequest {
 func (c *Comparison) run(ctx context.Context, v *Voices, first *Synthesis, b SynthesisRequest) error {
 	errA := c.follow("A", first)
 	select {
-	case <-c.stopCh:
+	case <-c.stopping():
 		return errA
 	case <-ctx.Done():
 		return errors.Join(errA, ctx.Err())
 	default:
 	}
-	second, err := v.Synthesize(ctx, b)
+	second, err := v.synthesize(ctx, b, c.clock)
 	if err != nil {
 		return errors.Join(errA, err)
 	}
@@ -91,18 +94,18 @@ func (c *Comparison) run(ctx context.Context, v *Voices, first *Synthesis, b Syn
 
 // follow forwards a synthesis's events until it ends, stopping it on Stop.
 func (c *Comparison) follow(side string, s *Synthesis) error {
-	c.ev.push(&CompareSideEvent{Side: side, Synthesis: s})
+	c.emit(&CompareSideEvent{Side: side, Synthesis: s})
 	stopped := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		select {
-		case <-c.stopCh:
+		case <-c.stopping():
 			s.Stop()
 		case <-stopped:
 		}
 	})
 	for ev := range s.Events() {
-		c.ev.push(ev)
+		c.emit(ev)
 	}
 	err := s.Stop()
 	close(stopped)
@@ -116,18 +119,14 @@ func (c *Comparison) follow(side string, s *Synthesis) error {
 // Events returns the comparison's events: a *CompareSideEvent, then that
 // side's events (see Synthesis.Events), for A then B. It is closed once
 // both have ended.
-func (c *Comparison) Events() <-chan Event { return c.ev.out }
+func (c *Comparison) Events() <-chan Event { return c.lifecycle.Events() }
 
 // Done is closed once both sides have ended.
-func (c *Comparison) Done() <-chan struct{} { return c.done }
+func (c *Comparison) Done() <-chan struct{} { return c.lifecycle.Done() }
 
 // Stop stops the side speaking, and B if A is speaking; it waits for the
 // end and returns why a side failed, if one did. It is idempotent.
-func (c *Comparison) Stop() error {
-	c.once.Do(func() { close(c.stopCh) })
-	<-c.done
-	return c.err
-}
+func (c *Comparison) Stop() error { return c.lifecycle.Stop() }
 
 // Results returns the syntheses kept so far, A first.
 func (c *Comparison) Results() []SynthesisResult {

@@ -12,15 +12,21 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/sessions"
 )
 
 // fakeSpeech is a speech service in memory: each flushed text becomes
-// charAudio of a tone per character, sent in frames of frameDur, one
-// every frameGap, so that a test can interrupt a turn in the middle.
+// charAudio of a tone per character, sent in frames of fakeFrameDur as
+// fast as they are read. With holdAt, it holds every turn after that
+// many frames until the client says something, and tells held, so that
+// a test can interrupt a turn in the middle without a clock; a deaf
+// service then never answers Clear or Interrupt.
 type fakeSpeech struct {
 	charAudio time.Duration
-	frameGap  time.Duration
+	holdAt    int
+	held      chan struct{} // with holdAt: told each time a turn holds
+	deaf      bool
 	failOpen  error
 
 	mu      sync.Mutex
@@ -211,30 +217,47 @@ func (s *fakeSpeakStream) speakTurn(text string, n int) bool {
 	total := time.Duration(len([]rune(text))) * s.f.charAudio
 	frames := max(int(total/fakeFrameDur), 1)
 	for i := range frames {
-		select {
-		case m := <-s.ctl:
-			switch m {
-			case "interrupt":
-				spoken, rest := splitWords(text, float64(i)/float64(frames))
-				return s.put(&api.SpeechInterrupted{SpeechID: id, TextSpoken: spoken, TextRemaining: rest})
-			case "clear":
-				return s.put(&api.Cleared{})
-			case "close":
-				return false
-			}
-		case <-s.end:
-			return false
-		default:
-		}
-		if !s.put(&api.SpeakAudio{Data: tone(fakeFrameDur, i)}) {
-			return false
-		}
-		if s.f.frameGap > 0 {
+		hold := s.f.holdAt > 0 && i == s.f.holdAt
+		if hold {
 			select {
-			case <-time.After(s.f.frameGap):
+			case s.f.held <- struct{}{}:
 			case <-s.end:
 				return false
 			}
+		}
+		for {
+			var m string
+			if hold {
+				select {
+				case m = <-s.ctl:
+				case <-s.end:
+					return false
+				}
+			} else {
+				select {
+				case m = <-s.ctl:
+				case <-s.end:
+					return false
+				default:
+				}
+			}
+			switch {
+			case (m == "interrupt" || m == "clear") && s.f.deaf:
+				continue
+			case m == "interrupt":
+				spoken, rest := splitWords(text, float64(i)/float64(frames))
+				return s.put(&api.SpeechInterrupted{SpeechID: id, TextSpoken: spoken, TextRemaining: rest})
+			case m == "clear":
+				return s.put(&api.Cleared{})
+			case m == "close":
+				return false
+			case hold && m == "":
+				continue
+			}
+			break
+		}
+		if !s.put(&api.SpeakAudio{Data: tone(fakeFrameDur, i)}) {
+			return false
 		}
 	}
 	if s.v2 {
@@ -271,9 +294,10 @@ type v2Stream struct{ *fakeSpeakStream }
 func (s v2Stream) Next(ctx context.Context) (api.SpeechMessage, error) { return s.speechNext(ctx) }
 
 // fakeSpeakers opens fakePlayers, which play factor times faster than
-// real time into nothing.
+// clock (the real one when nil) into nothing.
 type fakeSpeakers struct {
 	factor float64
+	clock  clock.Clock
 	fail   error
 
 	mu      sync.Mutex
@@ -288,7 +312,7 @@ func (f *fakeSpeakers) Open(_ context.Context, _ string, rate int) (sessions.Pla
 	if f.fail != nil {
 		return nil, f.fail
 	}
-	p := &fakePlayer{rate: rate, factor: f.factor}
+	p := &fakePlayer{rate: rate, factor: f.factor, clock: clock.Or(f.clock), changed: make(chan struct{})}
 	f.mu.Lock()
 	f.players = append(f.players, p)
 	f.mu.Unlock()
@@ -301,10 +325,11 @@ func (f *fakeSpeakers) opened() []*fakePlayer {
 	return append([]*fakePlayer(nil), f.players...)
 }
 
-// fakePlayer "plays" from its first Write at factor times real time.
+// fakePlayer "plays" from its first Write at factor times its clock.
 type fakePlayer struct {
 	rate   int
 	factor float64
+	clock  clock.Clock
 
 	mu      sync.Mutex
 	written int
@@ -313,6 +338,7 @@ type fakePlayer struct {
 	stops   int
 	closed  bool
 	pcm     []int16
+	changed chan struct{} // closed and replaced on Write, Stop and Close
 }
 
 func (p *fakePlayer) playedSamples() int {
@@ -322,8 +348,31 @@ func (p *fakePlayer) playedSamples() int {
 	if p.stops > 0 {
 		return p.stopped
 	}
-	n := int(time.Since(p.first).Seconds() * p.factor * float64(p.rate))
+	n := int(p.clock.Now().Sub(p.first).Seconds() * p.factor * float64(p.rate))
 	return min(n, p.written)
+}
+
+// change wakes whoever waits on the player; p.mu is held.
+func (p *fakePlayer) change() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// waitWritten waits until n samples were written, or done is closed.
+func (p *fakePlayer) waitWritten(n int, done <-chan struct{}) {
+	for {
+		p.mu.Lock()
+		enough, ch := p.written >= n, p.changed
+		p.mu.Unlock()
+		if enough {
+			return
+		}
+		select {
+		case <-ch:
+		case <-done:
+			return
+		}
+	}
 }
 
 func (p *fakePlayer) Write(ctx context.Context, pcm []int16) error {
@@ -333,31 +382,38 @@ func (p *fakePlayer) Write(ctx context.Context, pcm []int16) error {
 		return device.ErrPlaybackClosed
 	}
 	if p.first.IsZero() {
-		p.first = time.Now()
+		p.first = p.clock.Now()
 	}
 	p.written += len(pcm)
 	p.pcm = append(p.pcm, pcm...)
+	p.change()
 	return nil
 }
 
 func (p *fakePlayer) End() {}
 
+// Drain waits, on the player's clock, until all was played or Stop.
 func (p *fakePlayer) Drain(ctx context.Context) error {
 	for {
 		p.mu.Lock()
-		done, stopped := p.playedSamples() >= p.written, p.stops > 0
+		left, stopped, ch := p.written-p.playedSamples(), p.stops > 0, p.changed
 		p.mu.Unlock()
 		switch {
 		case stopped:
 			return device.ErrInterrupted
-		case done:
+		case left <= 0:
 			return nil
 		}
+		d := time.Duration(float64(left) / p.factor / float64(p.rate) * float64(time.Second))
+		t := p.clock.NewTimer(max(d, time.Microsecond))
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return ctx.Err()
-		case <-time.After(2 * time.Millisecond):
+		case <-ch:
+		case <-t.C():
 		}
+		t.Stop()
 	}
 }
 
@@ -368,6 +424,7 @@ func (p *fakePlayer) Stop() {
 		p.stopped = p.playedSamples()
 	}
 	p.stops++
+	p.change()
 }
 
 func (p *fakePlayer) Played() time.Duration {
@@ -401,5 +458,6 @@ func (p *fakePlayer) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
+	p.change()
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -339,7 +340,9 @@ func TestSynthesizeTurnByTurn(t *testing.T) {
 // turn shows what was spoken and what was left, which together are the
 // text, and the synthesis is saved as cancelled with what arrived.
 func TestInterruptTurn(t *testing.T) {
-	f := &fakeSpeech{charAudio: 20 * time.Millisecond, frameGap: 5 * time.Millisecond}
+	// The service holds the turn 20 frames (of 88) in, until it hears
+	// the Interrupt.
+	f := &fakeSpeech{charAudio: 20 * time.Millisecond, holdAt: 20, held: make(chan struct{}, 1)}
 	v, _ := newFakeVoices(t, f, nil)
 	ctx := testContext(t, 20*time.Second)
 	text := "This sentence is long enough to be interrupted well before its end, which is far away."
@@ -350,7 +353,7 @@ func TestInterruptTurn(t *testing.T) {
 	stopped := make(chan error, 1)
 	c := collect(s.Events(), func() {
 		go func() {
-			time.Sleep(50 * time.Millisecond)
+			<-f.held
 			stopped <- s.Stop()
 		}()
 	})
@@ -387,10 +390,12 @@ func TestStopPlaying(t *testing.T) {
 	for _, voice := range []string{"aura-asteria-en", "flux-kit-en"} {
 		t.Run(voice, func(t *testing.T) {
 			f := &fakeSpeech{charAudio: 20 * time.Millisecond}
-			sp := &fakeSpeakers{factor: 1}
+			clk := clock.NewFake(time.Unix(1000, 0))
+			sp := &fakeSpeakers{factor: 1, clock: clk}
 			v, _ := newFakeVoices(t, f, sp)
 			ctx := testContext(t, 20*time.Second)
 			text := "A sentence that takes a couple of seconds to say out loud."
+			all := int(time.Duration(len(text))*f.charAudio/fakeFrameDur) * int(fakeFrameDur*fakeRate/time.Second)
 			s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: text, Voice: voice})
 			if err != nil {
 				t.Fatal(err)
@@ -398,7 +403,10 @@ func TestStopPlaying(t *testing.T) {
 			stopped := make(chan error, 1)
 			collect(s.Events(), func() {
 				go func() {
-					time.Sleep(300 * time.Millisecond)
+					// Once the service has sent all the audio, the
+					// speaker plays 0.3 s of it, and Stop comes.
+					sp.opened()[0].waitWritten(all, s.Done())
+					clk.Advance(300 * time.Millisecond)
 					stopped <- s.Stop()
 				}()
 			})
@@ -413,6 +421,55 @@ func TestStopPlaying(t *testing.T) {
 				t.Error("the speaker was not stopped")
 			}
 		})
+	}
+}
+
+// TestInterruptUnanswered: when the service never answers an
+// Interrupt, the stop ends after its grace period, timed by the
+// synthesis's clock; the turn is interrupted, estimated since the
+// service never said what was spoken, and the synthesis saved as
+// cancelled.
+func TestInterruptUnanswered(t *testing.T) {
+	f := &fakeSpeech{charAudio: 20 * time.Millisecond, holdAt: 10, held: make(chan struct{}, 1), deaf: true}
+	v, _ := newFakeVoices(t, f, nil)
+	clk := clock.NewFake(time.Unix(1000, 0))
+	ctx := testContext(t, 20*time.Second)
+	text := "Nobody answers this interruption, so the stop waits for its grace period."
+	s, err := v.SynthesizeOn(ctx, clk, sessions.SynthesisRequest{Text: text, Voice: "flux-kit-en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := make(chan error, 1)
+	c := collect(s.Events(), func() {
+		go func() {
+			<-f.held
+			go func() { stopped <- s.Stop() }()
+			// The progress ticker and, once Stop came, the grace timer.
+			if clk.WaitForWaiters(2, s.Done()) {
+				clk.Advance(sessions.StopGrace)
+			}
+		}()
+	})
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	res := s.Result()
+	tr := res.Turns[0]
+	if tr.State != sessions.TurnInterrupted || !tr.Estimated || tr.Spoken+tr.Remaining != text || tr.Remaining == "" {
+		t.Errorf("turn %+v, want interrupted, estimated from the audio received", tr)
+	}
+	if !res.Stopped || c.done == nil || c.states[len(c.states)-1] != sessions.StateStopped {
+		t.Errorf("stopped %v, done event %v, states %v", res.Stopped, c.done != nil, c.states)
+	}
+	if got := f.stream(0).controls(); !strings.Contains(strings.Join(got, "|"), "flush|interrupt") {
+		t.Errorf("sent %q, want an Interrupt after the Flush", got)
+	}
+	saved, err := v.Open(ctx, res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Session.Status != store.StatusCancelled || len(saved.PCM) != len(res.PCM) {
+		t.Errorf("saved %s with %d samples, want cancelled with %d", saved.Session.Status, len(saved.PCM), len(res.PCM))
 	}
 }
 
@@ -536,7 +593,8 @@ func abs(x float64) float64 {
 
 // TestPlay: audio played again goes to the speaker, and Stop silences it.
 func TestPlay(t *testing.T) {
-	sp := &fakeSpeakers{factor: 1}
+	clk := clock.NewFake(time.Unix(1000, 0))
+	sp := &fakeSpeakers{factor: 1, clock: clk}
 	v, _ := newFakeVoices(t, &fakeSpeech{}, sp)
 	ctx := testContext(t, 10*time.Second)
 	pcm := make([]int16, sessions.SynthesisRate*2)
@@ -544,7 +602,9 @@ func TestPlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// The speaker waits for its last sample: it plays 50 ms of it.
+	clk.WaitForWaiters(1, p.Done())
+	clk.Advance(50 * time.Millisecond)
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -559,6 +619,8 @@ func TestPlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clk.WaitForWaiters(1, short.Done())
+	clk.Advance(time.Second)
 	if err := short.Wait(); err != nil {
 		t.Fatal(err)
 	}
