@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -162,6 +163,28 @@ func (k *Keys) Forget() error {
 // LocalEngine starts the built-in engine when it is first needed and
 // returns where it listens and its key.
 type LocalEngine func() (api.Endpoint, api.Secret, error)
+
+// Recognizer is the local engine's speech recogniser, which loads the
+// first time something is transcribed. Sessions on the local engine load
+// it before they connect, and report StateLoading meanwhile, so that a
+// person sees "loading the recogniser" rather than a silent wait.
+type Recognizer interface {
+	RecognizerReady() bool
+	WarmRecognizer(ctx context.Context) error
+}
+
+// warm loads r, when it is not nil and not loaded yet, reporting
+// StateLoading through emit first.
+func warm(ctx context.Context, r Recognizer, emit func(Event)) error {
+	if r == nil || r.RecognizerReady() {
+		return nil
+	}
+	emit(&StateEvent{State: StateLoading})
+	if err := r.WarmRecognizer(ctx); err != nil {
+		return fmt.Errorf("load the local engine's recogniser: %w", err)
+	}
+	return nil
+}
 
 // Connection is the client the app talks through, and how to name it.
 type Connection struct {

@@ -25,7 +25,8 @@ const (
 	DefaultKeepAlive = 4 * time.Second  // within the 3 to 5 s the service asks for
 	DefaultMaxBuffer = 2 * time.Minute  // unfinalized audio kept for a reconnection
 	dialTimeout      = 15 * time.Second // one connection attempt
-	closeTimeout     = 10 * time.Second // waiting for the last results at Stop
+	closeTimeout     = 10 * time.Second // waiting at Stop for the service to answer
+	maxCloseWait     = 2 * time.Minute  // waiting at Stop for the last results, at most
 	maxBackoff       = 15 * time.Second // between reconnection attempts
 	rateLimitBackoff = 5 * time.Second  // the least wait after a 429
 	levelInterval    = 50 * time.Millisecond
@@ -62,6 +63,13 @@ type CaptionsConfig struct {
 	OwnsSource bool
 	// Logger receives the session's records; nil discards them.
 	Logger *slog.Logger
+	// Clock times the session (keep-alives, retries, levels, the wait
+	// for the last results); nil is the real clock.
+	Clock Clock
+	// Recognizer, on the local engine, is loaded before the first
+	// connection (StateLoading); the audio captured meanwhile is kept and
+	// sent once connected.
+	Recognizer Recognizer
 }
 
 // Captions is a live captions session: audio from a source goes to a
@@ -77,19 +85,12 @@ type CaptionsConfig struct {
 // Start, Stop, SetMuted and Events are safe for concurrent use. Events must
 // be read until it is closed.
 type Captions struct {
-	cfg CaptionsConfig
-	log *slog.Logger
-	ev  *eventQueue
+	*lifecycle
+	cfg    CaptionsConfig
+	log    *slog.Logger
+	muteCh chan bool
 
-	startOnce sync.Once
-	stopOnce  sync.Once
-	endOnce   sync.Once // ends a session that never ran
-	stopCh    chan struct{}
-	muteCh    chan bool
-	done      chan struct{}
-	err       error // why the session ended, read after done
-	started   bool
-	mu        sync.Mutex // guards started, sessionID
+	mu        sync.Mutex // guards sessionID
 	sessionID int64
 }
 
@@ -106,18 +107,12 @@ func NewCaptions(cfg CaptionsConfig) *Captions {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Captions{
-		cfg:    cfg,
-		log:    log,
-		ev:     newEventQueue(64),
-		stopCh: make(chan struct{}),
-		muteCh: make(chan bool, 8),
-		done:   make(chan struct{}),
+		lifecycle: newLifecycle("captions", cfg.Clock),
+		cfg:       cfg,
+		log:       log,
+		muteCh:    make(chan bool, 8),
 	}
 }
-
-// Events returns the session's events. The channel is closed once the
-// session has stopped and every event has been delivered.
-func (c *Captions) Events() <-chan Event { return c.ev.out }
 
 // SessionID returns the session's id in history (0 without history).
 func (c *Captions) SessionID() int64 {
@@ -134,74 +129,55 @@ func (c *Captions) SourceName() string { return c.cfg.SourceName }
 // streaming in the background. It returns once the work is under way; the
 // connection is reported through StateEvents. ctx bounds the whole
 // session: cancelling it stops the session like Stop.
-func (c *Captions) Start(ctx context.Context) error {
-	err := errors.New("captions: already started")
-	c.startOnce.Do(func() {
-		err = c.start(ctx)
-		if err != nil {
-			c.endUnstarted() // the caller may range over Events or wait on Done
-		}
-	})
-	return err
-}
+func (c *Captions) Start(ctx context.Context) error { return c.start(ctx, c.prepare) }
 
-// endUnstarted ends a session that never ran: its events close and Done
-// is closed, as they would at the end of a run.
-func (c *Captions) endUnstarted() {
-	c.endOnce.Do(func() {
-		c.ev.close()
-		close(c.done)
-	})
-}
-
-func (c *Captions) start(ctx context.Context) error {
+func (c *Captions) prepare(ctx context.Context) (runFunc, error) {
 	if c.cfg.Streamer == nil || c.cfg.Source == nil {
-		return errors.New("captions: a streamer and a source are needed")
+		return nil, errors.New("captions: a streamer and a source are needed")
 	}
 	opts := c.streamOptions()
 	if err := opts.CheckRequest(api.Streaming); err != nil {
-		return err
+		return nil, err
 	}
 	f := c.cfg.Source.Format()
 	conv, err := audio.NewConverter16kMono(f.SampleRate, f.Channels)
 	if err != nil {
-		return fmt.Errorf("captions: %w", err)
+		return nil, fmt.Errorf("captions: %w", err)
 	}
-	var id int64
-	if c.cfg.History != nil {
-		optJSON, _ := json.Marshal(opts.Query())
-		id, err = c.cfg.History.CreateSession(ctx, store.Session{
-			Kind:    store.KindCaptions,
-			Title:   c.cfg.Title,
-			Source:  c.cfg.SourceName,
-			Backend: c.cfg.Backend,
-			Model:   opts.Model,
-			Options: string(optJSON),
-			Started: time.Now(),
-			Status:  store.StatusRunning,
-		})
-		if err != nil {
-			return fmt.Errorf("captions: save the session: %w", err)
-		}
+	optJSON, _ := json.Marshal(opts.Query())
+	rec, err := openRecord(ctx, historyOrNil(c.cfg.History), store.Session{
+		Kind:    store.KindCaptions,
+		Title:   c.cfg.Title,
+		Source:  c.cfg.SourceName,
+		Backend: c.cfg.Backend,
+		Model:   opts.Model,
+		Options: string(optJSON),
+	}, c.clock, c.log, func(e *SaveFailedEvent) { c.emit(e) })
+	if err != nil {
+		return nil, fmt.Errorf("captions: %w", err)
 	}
 	c.mu.Lock()
-	c.started = true
-	c.sessionID = id
+	c.sessionID = rec.ID()
 	c.mu.Unlock()
 
 	r := &captionsRun{
 		c:      c,
+		rec:    rec,
 		opts:   opts,
 		conv:   conv,
 		frames: make(chan []int16, 256),
 		dialed: make(chan dialResult, 1),
-		msgs:   make(chan received, 64),
+		msgs:   make(chan received[connMessage], 64),
 	}
-	go func() {
-		defer close(c.done)
-		c.err = r.run(ctx)
-	}()
-	return nil
+	return r.run, nil
+}
+
+// historyOrNil keeps a nil CaptionHistory nil as a RecordHistory.
+func historyOrNil(h CaptionHistory) RecordHistory {
+	if h == nil {
+		return nil
+	}
+	return h
 }
 
 // streamOptions are the configured options with the session's audio format.
@@ -218,32 +194,9 @@ func (c *Captions) streamOptions() api.ListenOptions {
 func (c *Captions) SetMuted(muted bool) {
 	select {
 	case c.muteCh <- muted:
-	case <-c.done:
+	case <-c.Done():
 	}
 }
-
-// Stop ends the session: it stops capturing, lets the service finish what
-// it was sent, saves the last captions and closes the connection. It
-// waits for all of it, is idempotent, and returns why the session ended
-// if it failed.
-func (c *Captions) Stop() error {
-	c.stopOnce.Do(func() { close(c.stopCh) })
-	// A later Start does nothing; a Start under way is waited for, so the
-	// session it starts is stopped and waited for below.
-	c.startOnce.Do(func() {})
-	c.mu.Lock()
-	started := c.started
-	c.mu.Unlock()
-	if !started {
-		c.endUnstarted()
-		return nil
-	}
-	<-c.done
-	return c.err
-}
-
-// Done is closed when the session has ended.
-func (c *Captions) Done() <-chan struct{} { return c.done }
 
 // chunk is audio at streamRate starting at a session sample position.
 type chunk struct {
@@ -261,7 +214,6 @@ type connection struct {
 	sent     int64 // samples sent on this connection
 	lastSend time.Time
 	cancel   context.CancelFunc
-	recvDone chan struct{}
 	closing  bool // CloseStream was sent
 }
 
@@ -270,10 +222,11 @@ type dialResult struct {
 	err    error
 }
 
-type received struct {
+// connMessage is a message with the connection it came from, so that
+// the run loop can drop what a connection it already left still said.
+type connMessage struct {
 	conn *connection
 	msg  api.ListenMessage
-	err  error // set once, when the stream ends; io.EOF for a clean end
 }
 
 // captionsRun is the state of a running session. Only the run loop
@@ -281,19 +234,20 @@ type received struct {
 // receiver talk to it through channels.
 type captionsRun struct {
 	c    *Captions
+	rec  *record
 	opts api.ListenOptions
 	conv *audio.Converter16kMono
 
 	frames chan []int16
 	dialed chan dialResult
-	msgs   chan received
+	msgs   chan received[connMessage]
 
 	wg sync.WaitGroup // capture, dialer and receivers
 
 	conn      *connection
 	dialing   bool
 	attempt   int
-	retry     *time.Timer
+	retry     Timer
 	muted     bool
 	stopping  bool
 	state     State
@@ -309,12 +263,31 @@ type captionsRun struct {
 
 func (r *captionsRun) run(ctx context.Context) error {
 	c := r.c
+	clk := c.clock
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r.retry = time.NewTimer(time.Hour)
+	r.retry = clk.NewTimer(time.Hour)
 	r.retry.Stop()
-	keepAlive := time.NewTicker(c.cfg.KeepAlive / 4)
+	keepAlive := clk.NewTicker(c.cfg.KeepAlive / 4)
 	defer keepAlive.Stop()
+	// While stopping, the session waits for the service to finish what
+	// it was sent for as long as the service makes progress (a message,
+	// a connection), and gives up only after a wait without any that is
+	// closeTimeout plus twice the audio still to be finalized: a busy
+	// machine or service is slow, not gone, and its last lines are kept.
+	// closeLimit bounds the whole wait, however the service behaves.
+	closeWait, closeLimit := clk.NewTimer(time.Hour), clk.NewTimer(time.Hour)
+	closeWait.Stop()
+	closeLimit.Stop()
+	defer closeWait.Stop()
+	defer closeLimit.Stop()
+	var closeDeadline, closeLimitC <-chan time.Time
+	closeAfter := func() time.Duration { return closeTimeout + 2*r.buffered() }
+	progress := func() {
+		if closeDeadline != nil {
+			closeWait.Reset(closeAfter())
+		}
+	}
 
 	captureCtx, stopCapture := context.WithCancel(ctx)
 	r.wg.Add(1)
@@ -332,14 +305,12 @@ func (r *captionsRun) run(ctx context.Context) error {
 		if c.cfg.OwnsSource {
 			c.cfg.Source.Close()
 		}
-		c.ev.close()
 	}()
 
 	r.setState(StateConnecting, nil)
 	r.dial(ctx)
-	var closeDeadline <-chan time.Time
 	frames := r.frames
-	stopCh := c.stopCh
+	stopCh := c.stopping()
 	for {
 		select {
 		case <-ctx.Done():
@@ -351,7 +322,10 @@ func (r *captionsRun) run(ctx context.Context) error {
 			frames = nil
 			stopCapture()
 			r.setState(StateStopping, nil)
-			closeDeadline = time.After(closeTimeout)
+			closeWait.Reset(closeAfter())
+			closeDeadline = closeWait.C()
+			closeLimit.Reset(maxCloseWait)
+			closeLimitC = closeLimit.C()
 			if r.conn == nil {
 				if r.bufferedSamples() == 0 || !r.dialing && r.attempt == 0 {
 					r.finish(store.StatusDone, nil)
@@ -366,22 +340,28 @@ func (r *captionsRun) run(ctx context.Context) error {
 		case <-closeDeadline:
 			r.finish(store.StatusDone, nil)
 			return nil
+		case <-closeLimitC:
+			r.finish(store.StatusDone, nil)
+			return nil
 		case m := <-r.muteCh():
 			r.setMuted(ctx, m)
 		case pcm, ok := <-frames:
 			if !ok {
 				frames = nil // the source ended: finish like Stop
-				c.stopOnce.Do(func() { close(c.stopCh) })
+				c.requestStop()
 				continue
 			}
 			r.onAudio(ctx, pcm)
 		case d := <-r.dialed:
 			r.dialing = false
+			if d.err == nil {
+				progress()
+			}
 			r.onDialed(ctx, d)
-		case <-r.retry.C:
+		case <-r.retry.C():
 			r.dial(ctx)
 		case m := <-r.msgs:
-			if m.conn != r.conn {
+			if m.msg.conn != r.conn {
 				continue // from a connection already dropped
 			}
 			if m.err != nil {
@@ -392,11 +372,12 @@ func (r *captionsRun) run(ctx context.Context) error {
 				r.lost(ctx, m.err)
 				continue
 			}
-			if err := r.onMessage(ctx, m.msg); err != nil {
+			progress()
+			if err := r.onMessage(ctx, m.msg.msg); err != nil {
 				r.finish(store.StatusFailed, err)
 				return err
 			}
-		case <-keepAlive.C:
+		case <-keepAlive.C():
 			r.keepAlive(ctx)
 		}
 		if r.state == StateFailed {
@@ -412,7 +393,7 @@ func (r *captionsRun) muteCh() <-chan bool { return r.c.muteCh }
 // its own buffer (the microphone's ring), and a recording simply waits.
 func (r *captionsRun) capture(ctx context.Context) {
 	defer close(r.frames)
-	capture(ctx, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, _ time.Time) bool {
+	capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, _ time.Time) bool {
 		select {
 		case r.frames <- pcm:
 			return true
@@ -427,11 +408,11 @@ func (r *captionsRun) capture(ctx context.Context) {
 // returns false to stop. At the end of the source it hands on what conv
 // still holds (the resampler keeps the last milliseconds). A failure other
 // than the end, or the context's, is logged.
-func capture(ctx context.Context, src audio.Source, conv *audio.Converter16kMono, log *slog.Logger, out func(pcm []int16, at time.Time) bool) {
+func capture(ctx context.Context, clk Clock, src audio.Source, conv *audio.Converter16kMono, log *slog.Logger, out func(pcm []int16, at time.Time) bool) {
 	var buf []float32
 	for {
 		frame, err := src.Read(ctx)
-		at := time.Now()
+		at := clk.Now()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				if tail := append([]int16(nil), conv.Flush()...); len(tail) > 0 {
@@ -456,10 +437,10 @@ func capture(ctx context.Context, src audio.Source, conv *audio.Converter16kMono
 func (r *captionsRun) onAudio(ctx context.Context, pcm []int16) {
 	pos := r.captured
 	r.captured += int64(len(pcm))
-	if now := time.Now(); now.Sub(r.lastLevel) >= levelInterval {
+	if now := r.c.clock.Now(); now.Sub(r.lastLevel) >= levelInterval {
 		r.lastLevel = now
 		rms, peak := r.level.Update(pcm)
-		r.c.ev.push(&LevelEvent{RMS: rms, Peak: peak})
+		r.c.emit(&LevelEvent{RMS: rms, Peak: peak})
 	} else {
 		r.level.Update(pcm)
 	}
@@ -513,7 +494,7 @@ func (r *captionsRun) send(ctx context.Context, ch chunk) {
 		conn.anchors = append(conn.anchors, anchor{stream: conn.sent, session: pos})
 	}
 	conn.sent += int64(len(pcm))
-	conn.lastSend = time.Now()
+	conn.lastSend = r.c.clock.Now()
 	if err := conn.stream.Send(ctx, audio.Int16ToBytes(nil, pcm)); err != nil {
 		r.lost(ctx, err)
 	}
@@ -557,10 +538,11 @@ func (r *captionsRun) setMuted(ctx context.Context, m bool) {
 // keepAlive holds the connection open while no audio is being sent.
 func (r *captionsRun) keepAlive(ctx context.Context) {
 	conn := r.conn
-	if conn == nil || conn.closing || time.Since(conn.lastSend) < r.c.cfg.KeepAlive {
+	now := r.c.clock.Now()
+	if conn == nil || conn.closing || now.Sub(conn.lastSend) < r.c.cfg.KeepAlive {
 		return
 	}
-	conn.lastSend = time.Now()
+	conn.lastSend = now
 	if err := conn.stream.KeepAlive(ctx); err != nil {
 		r.lost(ctx, err)
 	}
@@ -575,9 +557,13 @@ func (r *captionsRun) dial(ctx context.Context) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
+		var st ListenStream
+		err := warm(ctx, r.c.cfg.Recognizer, r.c.emit)
 		dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 		defer cancel()
-		st, err := r.c.cfg.Streamer.Listen(dctx, r.opts)
+		if err == nil {
+			st, err = r.c.cfg.Streamer.Listen(dctx, r.opts)
+		}
 		if err != nil && st != nil {
 			st.Close()
 			st = nil
@@ -606,13 +592,12 @@ func (r *captionsRun) onDialed(ctx context.Context, d dialResult) {
 		return
 	}
 	rctx, cancel := context.WithCancel(ctx)
-	conn := &connection{stream: d.stream, cancel: cancel, recvDone: make(chan struct{}), lastSend: time.Now()}
+	conn := &connection{stream: d.stream, cancel: cancel, lastSend: r.c.clock.Now()}
 	r.conn = conn
 	r.attempt = 0
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		defer close(conn.recvDone)
 		r.receive(rctx, conn)
 	}()
 	// Send again what the service had not finalized, then go live.
@@ -643,20 +628,14 @@ func (r *captionsRun) closeStream(ctx context.Context) error {
 
 // receive moves a connection's messages to the run loop.
 func (r *captionsRun) receive(ctx context.Context, conn *connection) {
-	for {
-		m, err := conn.stream.Next(ctx)
-		if err == nil && m == nil {
-			continue
+	pump(ctx, r.c.clock, func(ctx context.Context) (connMessage, error) {
+		for {
+			m, err := conn.stream.Next(ctx)
+			if err != nil || m != nil {
+				return connMessage{conn: conn, msg: m}, err
+			}
 		}
-		select {
-		case r.msgs <- received{conn: conn, msg: m, err: err}:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
+	}, r.msgs)
 }
 
 // lost drops the current connection and schedules a new one.
@@ -695,7 +674,7 @@ func (r *captionsRun) retryLater(err error) {
 		d = max(d, rateLimitBackoff+time.Duration(rand.Int64N(int64(rateLimitBackoff/2)+1)))
 	}
 	r.retry.Reset(d)
-	r.c.ev.push(&StateEvent{State: StateReconnecting, Buffered: r.buffered(), Attempt: r.attempt, RetryIn: d, Err: err})
+	r.c.emit(&StateEvent{State: StateReconnecting, Buffered: r.buffered(), Attempt: r.attempt, RetryIn: d, Err: err})
 	r.state = StateReconnecting
 }
 
@@ -736,7 +715,7 @@ func (r *captionsRun) onMessage(ctx context.Context, m api.ListenMessage) error 
 		end := r.toSession(conn, msg.Start+msg.Duration)
 		if !msg.IsFinal {
 			if alt.Transcript != "" {
-				r.c.ev.push(&InterimEvent{Start: start, End: end, Text: alt.Transcript, Words: words})
+				r.c.emit(&InterimEvent{Start: start, End: end, Text: alt.Transcript, Words: words})
 			}
 			return nil
 		}
@@ -746,10 +725,10 @@ func (r *captionsRun) onMessage(ctx context.Context, m api.ListenMessage) error 
 			cap.Seq = r.seq
 			r.seq++
 			r.save(ctx, cap)
-			r.c.ev.push(&FinalEvent{Caption: cap})
+			r.c.emit(&FinalEvent{Caption: cap})
 		}
 	case *api.UtteranceEnd:
-		r.c.ev.push(&UtteranceEndEvent{LastWordEnd: r.toSession(conn, msg.LastWordEnd)})
+		r.c.emit(&UtteranceEndEvent{LastWordEnd: r.toSession(conn, msg.LastWordEnd)})
 	case *api.StreamError:
 		r.c.log.Warn("captions: the service reported an error", "err", msg.Err())
 	}
@@ -817,19 +796,19 @@ func (r *captionsRun) save(ctx context.Context, cap Caption) {
 		return
 	}
 	words, _ := json.Marshal(cap.Words)
-	_, err := h.AddSegment(ctx, store.Segment{
-		SessionID:  r.c.SessionID(),
-		Seq:        cap.Seq,
-		Start:      cap.Start,
-		End:        cap.End,
-		Speaker:    cap.Speaker,
-		Text:       cap.Text,
-		Words:      string(words),
-		Confidence: cap.Confidence,
+	r.rec.save(ctx, "a caption", func(ctx context.Context, id int64) error {
+		_, err := h.AddSegment(ctx, store.Segment{
+			SessionID:  id,
+			Seq:        cap.Seq,
+			Start:      cap.Start,
+			End:        cap.End,
+			Speaker:    cap.Speaker,
+			Text:       cap.Text,
+			Words:      string(words),
+			Confidence: cap.Confidence,
+		})
+		return err
 	})
-	if err != nil {
-		r.c.log.Error("captions: a caption could not be saved", "err", err)
-	}
 }
 
 func (r *captionsRun) setState(s State, err error) {
@@ -839,21 +818,12 @@ func (r *captionsRun) setState(s State, err error) {
 		ev.Buffered = r.buffered()
 		ev.Attempt = r.attempt
 	}
-	r.c.ev.push(ev)
+	r.c.emit(ev)
 }
 
 // finish records the end of the session.
 func (r *captionsRun) finish(status string, err error) {
-	if h := r.c.cfg.History; h != nil && r.c.SessionID() != 0 {
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		}
-		// The session's own context may be gone: the record must still be written.
-		if ferr := h.FinishSession(context.Background(), r.c.SessionID(), time.Now(), float64(r.captured)/streamRate, status, msg); ferr != nil {
-			r.c.log.Error("captions: the session could not be closed in history", "err", ferr)
-		}
-	}
+	r.rec.finish(status, float64(r.captured)/streamRate, err)
 	if status == store.StatusFailed {
 		r.setState(StateFailed, err)
 		r.state = StateFailed

@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/internal/leaktest"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
@@ -296,16 +297,16 @@ func TestCaptionsMute(t *testing.T) {
 
 	// Half a second live, then a second muted, then half a second live.
 	src.push(ramp(0, 8000), 320)
-	eventually(t, 5*time.Second, "the first audio", func() bool { return s.receivedLen() == 16000 })
+	eventually(t, "the first audio", func() bool { return s.receivedLen() == 16000 })
 	c.SetMuted(true)
 	rec.waitState(t, "muted", isState(sessions.StateMuted))
 	if n := len(s.opsOf(api.TypeFinalize)); n != 1 {
 		t.Fatalf("%d Finalize messages on mute, want 1", n)
 	}
 	src.push(ramp(8000, 16000), 320)
-	eventually(t, 5*time.Second, "KeepAlive messages", func() bool { return len(s.opsOf(api.TypeKeepAlive)) >= 4 })
+	eventually(t, "KeepAlive messages", func() bool { return len(s.opsOf(api.TypeKeepAlive)) >= 4 })
 	c.SetMuted(false)
-	eventually(t, 5*time.Second, "live again", func() bool {
+	eventually(t, "live again", func() bool {
 		n := 0
 		for _, st := range rec.states() {
 			if st.State == sessions.StateLive {
@@ -315,7 +316,7 @@ func TestCaptionsMute(t *testing.T) {
 		return n == 2
 	})
 	src.push(ramp(24000, 8000), 320)
-	eventually(t, 5*time.Second, "the audio after the mute", func() bool { return s.receivedLen() == 32000 })
+	eventually(t, "the audio after the mute", func() bool { return s.receivedLen() == 32000 })
 
 	// Nothing captured while muted went out.
 	want := append(pcmBytes(ramp(0, 8000)), pcmBytes(ramp(24000, 8000))...)
@@ -386,7 +387,7 @@ func TestCaptionsStop(t *testing.T) {
 	}
 	s := f.stream(t, 0)
 	src.push(ramp(0, 16000), 320)
-	eventually(t, 5*time.Second, "the audio", func() bool { return s.receivedLen() == 32000 })
+	eventually(t, "the audio", func() bool { return s.receivedLen() == 32000 })
 
 	// Stop from several goroutines at once: each waits for the end.
 	const callers = 4
@@ -398,7 +399,7 @@ func TestCaptionsStop(t *testing.T) {
 	for range callers {
 		go func() { err := c.Stop(); rets <- ret{err, time.Now()} }()
 	}
-	eventually(t, 5*time.Second, "CloseStream", func() bool { return len(s.opsOf(api.TypeCloseStream)) == 1 })
+	eventually(t, "CloseStream", func() bool { return len(s.opsOf(api.TypeCloseStream)) == 1 })
 	time.Sleep(100 * time.Millisecond)
 	select {
 	case r := <-rets:
@@ -638,7 +639,7 @@ func TestCaptionsReconnect(t *testing.T) {
 	}
 	s1 := f.stream(t, 0)
 	src.push(ramp(0, 32000), 320) // 2 s
-	eventually(t, 5*time.Second, "2 s of audio", func() bool { return s1.receivedLen() == 64000 })
+	eventually(t, "2 s of audio", func() bool { return s1.receivedLen() == 64000 })
 	s1.final(0, 1.25, word("one", 0.2, 0.5), word("two", 0.6, 1.1))
 	rec.waitFinals(t, 1)
 
@@ -653,7 +654,7 @@ func TestCaptionsReconnect(t *testing.T) {
 		src.push(ramp(32000+1600*i, 1600), 1600)
 	}
 	want := 750*time.Millisecond + time.Second
-	eventually(t, 5*time.Second, "the buffer to reach 1.75 s", func() bool {
+	eventually(t, "the buffer to reach 1.75 s", func() bool {
 		st := rec.states()
 		return st[len(st)-1].Buffered == want
 	})
@@ -673,11 +674,11 @@ func TestCaptionsReconnect(t *testing.T) {
 
 	// The new connection starts with the audio from the last final's end.
 	s2 := f.stream(t, 1)
-	eventually(t, 5*time.Second, "the resent audio", func() bool { return s2.receivedLen() == (48000-20000)*2 })
+	eventually(t, "the resent audio", func() bool { return s2.receivedLen() == (48000-20000)*2 })
 	if !slices.Equal(s2.received(), pcmBytes(ramp(20000, 28000))) {
 		t.Fatal("the new connection did not receive exactly the unfinalized audio, in order")
 	}
-	eventually(t, 5*time.Second, "live again", func() bool {
+	eventually(t, "live again", func() bool {
 		n := 0
 		for _, st := range rec.states() {
 			if st.State == sessions.StateLive {
@@ -687,7 +688,7 @@ func TestCaptionsReconnect(t *testing.T) {
 		return n == 2
 	})
 	src.push(ramp(48000, 8000), 320)
-	eventually(t, 5*time.Second, "the audio after", func() bool { return s2.receivedLen() == (56000-20000)*2 })
+	eventually(t, "the audio after", func() bool { return s2.receivedLen() == (56000-20000)*2 })
 	if !slices.Equal(s2.received(), pcmBytes(ramp(20000, 36000))) {
 		t.Fatal("live audio after the resend does not follow it")
 	}
@@ -700,7 +701,7 @@ func TestCaptionsReconnect(t *testing.T) {
 	if got := finals[1]; got.Text != "three" || !near(got.Start, 1.5) || !near(got.End, 2.0) || got.Seq != 1 {
 		t.Errorf("caption after reconnecting: %+v; want seq 1 \"three\" at 1.5-2.0", got)
 	}
-	eventually(t, 5*time.Second, "the utterance end", func() bool {
+	eventually(t, "the utterance end", func() bool {
 		for _, ev := range rec.all() {
 			if u, ok := ev.(*sessions.UtteranceEndEvent); ok {
 				if !near(u.LastWordEnd, 2.0) {
@@ -749,7 +750,7 @@ func TestCaptionsMaxBuffer(t *testing.T) {
 	for i := range 30 { // 3 s, 100 ms at a time
 		src.push(ramp(1600*i, 1600), 1600)
 	}
-	eventually(t, 5*time.Second, "the buffer to fill", func() bool {
+	eventually(t, "the buffer to fill", func() bool {
 		st := rec.states()
 		return st[len(st)-1].Buffered == time.Second
 	})
@@ -762,7 +763,7 @@ func TestCaptionsMaxBuffer(t *testing.T) {
 	}
 	f.releaseDials()
 	s2 := f.stream(t, 1)
-	eventually(t, 5*time.Second, "the resent audio", func() bool { return s2.receivedLen() == 32000 })
+	eventually(t, "the resent audio", func() bool { return s2.receivedLen() == 32000 })
 	if !slices.Equal(s2.received(), pcmBytes(ramp(32000, 16000))) {
 		t.Error("the new connection did not receive the last second")
 	}
@@ -795,7 +796,7 @@ func TestCaptionsSplitBySpeaker(t *testing.T) {
 		t.Errorf("diarize_model %q was not asked for", s.opts.DiarizeModel)
 	}
 	src.push(ramp(0, 16000*6), 320)
-	eventually(t, 5*time.Second, "the audio", func() bool { return s.receivedLen() == 16000*12 })
+	eventually(t, "the audio", func() bool { return s.receivedLen() == 16000*12 })
 
 	tests := []struct {
 		name  string
@@ -924,4 +925,153 @@ func TestCaptionsContextCancelled(t *testing.T) {
 	if fin := h.finishes(); len(fin) != 1 || fin[0].status != store.StatusCancelled {
 		t.Errorf("history finish = %+v, want cancelled", fin)
 	}
+}
+
+// fakeRecognizer is a local engine's recogniser that loads when the test
+// lets it.
+type fakeRecognizer struct {
+	release chan struct{}
+	mu      sync.Mutex
+	ready   bool
+	calls   int
+}
+
+func (r *fakeRecognizer) RecognizerReady() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ready
+}
+
+func (r *fakeRecognizer) WarmRecognizer(ctx context.Context) error {
+	r.mu.Lock()
+	r.calls++
+	r.mu.Unlock()
+	select {
+	case <-r.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	r.mu.Lock()
+	r.ready = true
+	r.mu.Unlock()
+	return nil
+}
+
+// TestCaptionsLoadRecognizer: on the local engine, a session whose
+// recogniser is not loaded says so (StateLoading) before it connects,
+// keeps the audio captured meanwhile and sends it once connected; a
+// session after it, with the recogniser loaded, goes straight to
+// connecting.
+func TestCaptionsLoadRecognizer(t *testing.T) {
+	f := newFakeStreamer()
+	src := newPushSource(mono16k)
+	rz := &fakeRecognizer{release: make(chan struct{})}
+	c := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f, Source: src, Options: streamOpts, Recognizer: rz})
+	rec := record(c, nil)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitState(t, "loading the recogniser", isState(sessions.StateLoading))
+	src.push(ramp(0, 16000), 320)
+	close(rz.release)
+	s := f.stream(t, 0)
+	eventually(t, "the audio captured while loading", func() bool { return s.receivedLen() == 32000 })
+	rec.waitState(t, "live", isState(sessions.StateLive))
+	if err := stopped(t, c); err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t)
+	if rz.calls != 1 {
+		t.Errorf("the recogniser was loaded %d times, want 1", rz.calls)
+	}
+
+	c2 := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: newFakeStreamer(), Source: newPushSource(mono16k), Options: streamOpts, Recognizer: rz})
+	rec2 := record(c2, nil)
+	if err := c2.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec2.waitState(t, "live", isState(sessions.StateLive))
+	if err := stopped(t, c2); err != nil {
+		t.Fatal(err)
+	}
+	rec2.wait(t)
+	for _, s := range rec2.states() {
+		if s.State == sessions.StateLoading {
+			t.Error("a second session loaded the recogniser again")
+		}
+	}
+}
+
+// TestCaptionsStopWaitsForSlowService: at Stop, a service that keeps
+// answering, however slowly, is waited for until its last final, and
+// every final is saved; one that answers nothing is given up on after
+// the close timeout plus twice the audio it still has. The session's
+// clock is fake: what the test shows does not depend on the machine.
+func TestCaptionsStopWaitsForSlowService(t *testing.T) {
+	leaktest.Check(t)
+	clk := clock.NewFake(time.Unix(1_000_000, 0))
+	src := newPushSource(mono16k)
+	f := newFakeStreamer()
+	f.autoClose = false // the test answers CloseStream itself
+	h := &fakeHistory{}
+	c := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f, Source: src, History: h, Options: streamOpts, Clock: clk})
+	rec := record(c, nil)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := f.stream(t, 0)
+	src.push(ramp(0, 3*16000), 320) // 3 s, nothing finalized yet
+	eventually(t, "the audio", func() bool { return s.receivedLen() == 3*32000 })
+	stop := make(chan error, 1)
+	go func() { stop <- c.Stop() }()
+	eventually(t, "CloseStream", func() bool { return len(s.opsOf(api.TypeCloseStream)) == 1 })
+	stillWaiting := func(after string) {
+		t.Helper()
+		select {
+		case err := <-stop:
+			t.Fatalf("Stop returned (%v) %s", err, after)
+		default:
+		}
+	}
+	// 3 s unfinalized: the session waits 10 + 2·3 = 16 s without an answer.
+	clk.Advance(15 * time.Second)
+	stillWaiting("15 s into a 16 s wait")
+	s.final(0, 1, word("one", 0.2, 0.8))
+	rec.waitFinals(t, 1)
+	// Progress: 2 s left, so 14 s from this answer on.
+	clk.Advance(13 * time.Second)
+	stillWaiting("13 s after an answer, with 14 s to wait")
+	s.final(1, 2, word("two", 1.2, 2.8))
+	rec.waitFinals(t, 2)
+	s.push(&api.Metadata{Type: api.TypeMetadata})
+	s.end(io.EOF)
+	if err := <-stop; err != nil {
+		t.Fatal(err)
+	}
+	rec.wait(t)
+	if got := len(h.segmentList()); got != 2 {
+		t.Errorf("%d captions saved, want both finals the slow service gave", got)
+	}
+
+	// A service that never answers: given up on, the session still ends.
+	clk2 := clock.NewFake(time.Unix(1_000_000, 0))
+	src2 := newPushSource(mono16k)
+	f2 := newFakeStreamer()
+	f2.autoClose = false
+	c2 := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f2, Source: src2, Options: streamOpts, Clock: clk2})
+	rec2 := record(c2, nil)
+	if err := c2.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s2 := f2.stream(t, 0)
+	src2.push(ramp(0, 16000), 320)
+	eventually(t, "the audio", func() bool { return s2.receivedLen() == 32000 })
+	stop2 := make(chan error, 1)
+	go func() { stop2 <- c2.Stop() }()
+	eventually(t, "CloseStream", func() bool { return len(s2.opsOf(api.TypeCloseStream)) == 1 })
+	clk2.Advance(12*time.Second + time.Millisecond) // 10 + 2·1 s
+	if err := <-stop2; err != nil {
+		t.Fatal(err)
+	}
+	rec2.wait(t)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -181,6 +182,12 @@ type ConversationConfig struct {
 	OwnsSource bool
 	// Logger receives the session's records; nil discards them.
 	Logger *slog.Logger
+	// Clock stamps events and times the tail and the wait for the last
+	// turn; nil is the real clock.
+	Clock Clock
+	// Recognizer, on the local engine, is loaded before the stream opens
+	// (StateLoading).
+	Recognizer Recognizer
 }
 
 // Conversation is a turn-aware session: audio from a source goes to a
@@ -196,27 +203,26 @@ type ConversationConfig struct {
 // Start, Stop, Configure, ForceEndTurn and Events are safe for concurrent
 // use. Events must be read until it is closed.
 type Conversation struct {
+	*lifecycle
 	cfg  ConversationConfig
 	opts api.TurnOptions
 	log  *slog.Logger
-	ev   *eventQueue
-
-	startOnce sync.Once
-	stopOnce  sync.Once
-	endOnce   sync.Once
-	stopCh    chan struct{}
-	done      chan struct{}
-	err       error // why the session ended, read after done
+	// ctl takes control messages to the run loop, the stream's one
+	// writer, which sends them in order with the audio.
+	ctl chan control
 
 	mu        sync.Mutex // guards the fields below
-	started   bool
 	sessionID int64
-	stream    TurnStream
 	pending   []api.Configure // sent, not yet answered, oldest first
 	settings  TurnSettings
 	ended     []Turn
+}
 
-	ctlMu sync.Mutex // orders control messages on the wire with pending
+// control is a Configure (or, when configure is nil, a ForceEndTurn) for
+// the run loop to send; its outcome comes back on result.
+type control struct {
+	configure *api.Configure
+	result    chan error
 }
 
 // NewConversation returns a conversation; Start starts it.
@@ -235,12 +241,11 @@ func NewConversation(cfg ConversationConfig) *Conversation {
 		cfg.Tail = time.Duration(o.EffectiveEOTTimeoutMS())*time.Millisecond + time.Second
 	}
 	return &Conversation{
-		cfg:    cfg,
-		opts:   o,
-		log:    log,
-		ev:     newEventQueue(64),
-		stopCh: make(chan struct{}),
-		done:   make(chan struct{}),
+		lifecycle: newLifecycle("conversation", cfg.Clock),
+		cfg:       cfg,
+		opts:      o,
+		log:       log,
+		ctl:       make(chan control),
 		settings: TurnSettings{
 			EOTThreshold:      o.EffectiveEOTThreshold(),
 			EagerEOTThreshold: o.EagerEOTThreshold,
@@ -250,11 +255,10 @@ func NewConversation(cfg ConversationConfig) *Conversation {
 	}
 }
 
-// Events returns the session's events: *TurnInfoEvent, *ConfigureEvent,
+// A Conversation's events are *TurnInfoEvent, *ConfigureEvent,
 // *TurnWarningEvent, *ConnectedEvent, *SentEvent,
-// *UnknownTurnMessageEvent, *StateEvent and *LevelEvent. The channel is
-// closed once the session has stopped and every event was delivered.
-func (c *Conversation) Events() <-chan Event { return c.ev.out }
+// *UnknownTurnMessageEvent, *StateEvent, *LevelEvent and
+// *SaveFailedEvent.
 
 // SessionID returns the session's id in history (0 without history).
 func (c *Conversation) SessionID() int64 {
@@ -286,9 +290,6 @@ func (c *Conversation) Turns() []Turn {
 	return slices.Clone(c.ended)
 }
 
-// Done is closed when the session has ended.
-func (c *Conversation) Done() <-chan struct{} { return c.done }
-
 // ErrNotRunning is returned by Configure and ForceEndTurn when the
 // session is not connected.
 var ErrNotRunning = errors.New("the conversation is not running")
@@ -296,80 +297,57 @@ var ErrNotRunning = errors.New("the conversation is not running")
 // Start checks the options, records the session, opens the stream and
 // starts capturing in the background. It returns once the stream is open.
 // ctx bounds the whole session: cancelling it stops the session like Stop.
-func (c *Conversation) Start(ctx context.Context) error {
-	err := errors.New("conversation: already started")
-	c.startOnce.Do(func() {
-		err = c.start(ctx)
-		if err != nil {
-			c.endUnstarted()
-		}
-	})
-	return err
-}
+func (c *Conversation) Start(ctx context.Context) error { return c.start(ctx, c.prepare) }
 
-func (c *Conversation) endUnstarted() {
-	c.endOnce.Do(func() {
-		c.ev.close()
-		close(c.done)
-	})
-}
-
-func (c *Conversation) start(ctx context.Context) error {
+func (c *Conversation) prepare(ctx context.Context) (runFunc, error) {
 	if c.cfg.Streamer == nil || c.cfg.Source == nil {
-		return errors.New("conversation: a streamer and a source are needed")
+		return nil, errors.New("conversation: a streamer and a source are needed")
 	}
 	if err := c.opts.CheckRequest(); err != nil {
-		return err
+		return nil, err
 	}
 	f := c.cfg.Source.Format()
 	conv, err := audio.NewConverter16kMono(f.SampleRate, f.Channels)
 	if err != nil {
-		return fmt.Errorf("conversation: %w", err)
+		return nil, fmt.Errorf("conversation: %w", err)
 	}
-	c.ev.push(&StateEvent{State: StateConnecting})
+	if err := warm(ctx, c.cfg.Recognizer, c.emit); err != nil {
+		return nil, fmt.Errorf("conversation: %w", err)
+	}
+	c.emit(&StateEvent{State: StateConnecting})
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	st, err := c.cfg.Streamer.Turns(dctx, c.opts)
 	cancel()
 	if err != nil {
-		return fmt.Errorf("conversation: %w", err)
+		return nil, fmt.Errorf("conversation: %w", err)
 	}
-	var id int64
-	if c.cfg.History != nil {
-		optJSON, _ := json.Marshal(c.opts.Query())
-		id, err = c.cfg.History.CreateSession(ctx, store.Session{
-			Kind:    store.KindConversation,
-			Title:   c.cfg.Title,
-			Source:  c.cfg.SourceName,
-			Backend: c.cfg.Backend,
-			Model:   c.opts.Model,
-			Options: string(optJSON),
-			Started: time.Now(),
-			Status:  store.StatusRunning,
-		})
-		if err != nil {
-			st.Close()
-			return fmt.Errorf("conversation: save the session: %w", err)
-		}
+	optJSON, _ := json.Marshal(c.opts.Query())
+	rec, err := openRecord(ctx, historyOrNil(c.cfg.History), store.Session{
+		Kind:    store.KindConversation,
+		Title:   c.cfg.Title,
+		Source:  c.cfg.SourceName,
+		Backend: c.cfg.Backend,
+		Model:   c.opts.Model,
+		Options: string(optJSON),
+	}, c.clock, c.log, func(e *SaveFailedEvent) { c.emit(e) })
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("conversation: %w", err)
 	}
 	c.mu.Lock()
-	c.started = true
-	c.sessionID = id
-	c.stream = st
+	c.sessionID = rec.ID()
 	c.mu.Unlock()
 
 	r := &conversationRun{
 		c:      c,
+		rec:    rec,
 		stream: st,
 		conv:   conv,
 		frames: make(chan capturedFrame, 256),
-		msgs:   make(chan turnReceived, 64),
+		msgs:   make(chan received[api.TurnMessage], 64),
 		index:  map[int]int{},
 	}
-	go func() {
-		defer close(c.done)
-		c.err = r.run(ctx)
-	}()
-	return nil
+	return r.run, nil
 }
 
 // Configure changes the end-of-turn settings mid-stream; fields it omits
@@ -379,21 +357,7 @@ func (c *Conversation) Configure(ctx context.Context, cfg api.Configure) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	c.ctlMu.Lock()
-	defer c.ctlMu.Unlock()
-	st := c.liveStream()
-	if st == nil {
-		return ErrNotRunning
-	}
-	c.mu.Lock()
-	c.pending = append(c.pending, cfg)
-	c.mu.Unlock()
-	// Reported before it goes, so that the answer never comes first.
-	c.ev.push(&SentEvent{Type: api.TypeConfigure, At: time.Now()})
-	if err := st.Configure(ctx, cfg); err != nil {
-		c.mu.Lock()
-		c.pending = c.pending[:len(c.pending)-1]
-		c.mu.Unlock()
+	if err := c.control(ctx, &cfg); err != nil {
 		return fmt.Errorf("send Configure: %w", err)
 	}
 	return nil
@@ -403,63 +367,37 @@ func (c *Conversation) Configure(ctx context.Context, cfg api.Configure) error {
 // EndOfTurn whose trigger is manual or, with no turn in progress, a
 // TurnWarningEvent; the stream goes on either way.
 func (c *Conversation) ForceEndTurn(ctx context.Context) error {
-	c.ctlMu.Lock()
-	defer c.ctlMu.Unlock()
-	st := c.liveStream()
-	if st == nil {
-		return ErrNotRunning
-	}
-	c.ev.push(&SentEvent{Type: api.TypeForceEndTurn, At: time.Now()})
-	if err := st.ForceEndTurn(ctx); err != nil {
+	if err := c.control(ctx, nil); err != nil {
 		return fmt.Errorf("send ForceEndTurn: %w", err)
 	}
 	return nil
 }
 
-// liveStream returns the stream while the session runs.
-func (c *Conversation) liveStream() TurnStream {
+// control hands a control message to the run loop and waits until it is
+// sent. ErrNotRunning when the session is not connected.
+func (c *Conversation) control(ctx context.Context, cfg *api.Configure) error {
+	req := control{configure: cfg, result: make(chan error, 1)}
 	select {
-	case <-c.done:
-		return nil
-	case <-c.stopCh:
-		return nil
-	default:
+	case c.ctl <- req:
+	case <-c.stopping():
+		return ErrNotRunning
+	case <-c.Done():
+		return ErrNotRunning
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stream
-}
-
-// Stop ends the session: it stops capturing, asks the service to finish
-// and closes the stream. A turn still open is saved as it stands. It
-// waits for all of it, is idempotent, and returns why the session ended
-// if it failed.
-func (c *Conversation) Stop() error {
-	c.stopOnce.Do(func() { close(c.stopCh) })
-	c.startOnce.Do(func() {})
-	c.mu.Lock()
-	started := c.started
-	c.mu.Unlock()
-	if !started {
-		c.endUnstarted()
-		return nil
+	select {
+	case err := <-req.result:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	<-c.done
-	return c.err
 }
 
 // capturedFrame is audio at streamRate and when the source delivered it.
 type capturedFrame struct {
 	pcm []int16
 	at  time.Time
-}
-
-// turnReceived is a message from the stream with its arrival time, or the
-// error that ended the stream (io.EOF for a clean end).
-type turnReceived struct {
-	msg api.TurnMessage
-	at  time.Time
-	err error
 }
 
 // audioMark maps a piece of audio sent, from start to end in stream
@@ -481,11 +419,12 @@ const tailFrame = 20 * time.Millisecond
 // loop touches it.
 type conversationRun struct {
 	c      *Conversation
+	rec    *record
 	stream TurnStream
 	conv   *audio.Converter16kMono
 
 	frames chan capturedFrame
-	msgs   chan turnReceived
+	msgs   chan received[api.TurnMessage]
 	wg     sync.WaitGroup
 
 	sent    int64 // samples sent
@@ -524,21 +463,21 @@ func (r *conversationRun) run(ctx context.Context) error {
 		if c.cfg.OwnsSource {
 			c.cfg.Source.Close()
 		}
-		c.mu.Lock()
-		c.stream = nil
-		c.mu.Unlock()
-		c.ev.close()
 	}()
 
 	r.setState(StateLive, nil)
 	var (
 		frames        = r.frames
-		stopCh        = c.stopCh
+		stopCh        = c.stopping()
+		ctl           = c.ctl
+		closeWait     = c.clock.NewTimer(time.Hour)
 		closeDeadline <-chan time.Time
-		tail          *time.Ticker
+		tail          clock.Ticker
 		tailC         <-chan time.Time
 		tailLeft      time.Duration
 	)
+	closeWait.Stop()
+	defer closeWait.Stop()
 	defer func() {
 		if tail != nil {
 			tail.Stop()
@@ -546,12 +485,13 @@ func (r *conversationRun) run(ctx context.Context) error {
 	}()
 	// closeStream stops the audio and asks the service to finish.
 	closeStream := func() error {
-		frames, stopCh, tailC = nil, nil, nil
+		frames, stopCh, tailC, ctl = nil, nil, nil, nil
 		stopCapture()
 		r.setState(StateStopping, nil)
-		closeDeadline = time.After(closeTimeout)
+		closeWait.Reset(closeTimeout)
+		closeDeadline = closeWait.C()
 		r.closing = true
-		c.ev.push(&SentEvent{Type: api.TypeCloseStream, At: time.Now()})
+		c.emit(&SentEvent{Type: api.TypeCloseStream, At: c.clock.Now()})
 		return r.stream.CloseStream(ctx)
 	}
 	for {
@@ -574,8 +514,8 @@ func (r *conversationRun) run(ctx context.Context) error {
 				frames = nil
 				if c.cfg.Tail > 0 && r.current >= 0 {
 					tailLeft = c.cfg.Tail
-					tail = time.NewTicker(tailFrame)
-					tailC = tail.C
+					tail = c.clock.NewTicker(tailFrame)
+					tailC = tail.C()
 					continue
 				}
 				if err := closeStream(); err != nil {
@@ -602,6 +542,8 @@ func (r *conversationRun) run(ctx context.Context) error {
 				r.finish(store.StatusFailed, err)
 				return err
 			}
+		case req := <-ctl:
+			req.result <- r.sendControl(ctx, req.configure)
 		case m := <-r.msgs:
 			if m.err != nil {
 				if r.closing && errors.Is(m.err, io.EOF) {
@@ -621,6 +563,11 @@ func (r *conversationRun) run(ctx context.Context) error {
 				r.finish(store.StatusFailed, err)
 				return err
 			}
+			if closeDeadline != nil {
+				// The service is still answering: a busy machine is slow,
+				// not gone, and the last turn is worth the wait.
+				closeWait.Reset(closeTimeout)
+			}
 			if err := r.onMessage(ctx, m); err != nil {
 				r.finish(store.StatusFailed, err)
 				return err
@@ -633,7 +580,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 // was captured, to the run loop.
 func (r *conversationRun) capture(ctx context.Context) {
 	defer close(r.frames)
-	capture(ctx, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, at time.Time) bool {
+	capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, at time.Time) bool {
 		select {
 		case r.frames <- capturedFrame{pcm: pcm, at: at}:
 			return true
@@ -646,29 +593,47 @@ func (r *conversationRun) capture(ctx context.Context) {
 // receive moves the stream's messages to the run loop, each stamped with
 // the time it arrived.
 func (r *conversationRun) receive(ctx context.Context) {
-	for {
-		m, err := r.stream.Next(ctx)
-		if err == nil && m == nil {
-			continue
+	pump(ctx, r.c.clock, func(ctx context.Context) (api.TurnMessage, error) {
+		for {
+			m, err := r.stream.Next(ctx)
+			if err != nil || m != nil {
+				return m, err
+			}
 		}
-		select {
-		case r.msgs <- turnReceived{msg: m, at: time.Now(), err: err}:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
-		}
+	}, r.msgs)
+}
+
+// sendControl sends a Configure (or a ForceEndTurn when cfg is nil),
+// reported before it goes so that the answer never comes first.
+func (r *conversationRun) sendControl(ctx context.Context, cfg *api.Configure) error {
+	c := r.c
+	if r.closing {
+		return ErrNotRunning
 	}
+	if cfg == nil {
+		c.emit(&SentEvent{Type: api.TypeForceEndTurn, At: c.clock.Now()})
+		return r.stream.ForceEndTurn(ctx)
+	}
+	c.mu.Lock()
+	c.pending = append(c.pending, *cfg)
+	c.mu.Unlock()
+	c.emit(&SentEvent{Type: api.TypeConfigure, At: c.clock.Now()})
+	if err := r.stream.Configure(ctx, *cfg); err != nil {
+		c.mu.Lock()
+		c.pending = c.pending[:len(c.pending)-1]
+		c.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // sendAudio sends a frame and records when it was captured, for the audio
 // clock.
 func (r *conversationRun) sendAudio(ctx context.Context, f capturedFrame) error {
-	if now := time.Now(); now.Sub(r.lastLvl) >= levelInterval {
+	if now := r.c.clock.Now(); now.Sub(r.lastLvl) >= levelInterval {
 		r.lastLvl = now
 		rms, peak := r.level.Update(f.pcm)
-		r.c.ev.push(&LevelEvent{RMS: rms, Peak: peak})
+		r.c.emit(&LevelEvent{RMS: rms, Peak: peak})
 	} else {
 		r.level.Update(f.pcm)
 	}
@@ -711,11 +676,11 @@ func audioClock(marks []audioMark, t float64) (time.Time, bool) {
 	return m.at.Add(-time.Duration(m.end-p) * time.Second / streamRate), true
 }
 
-func (r *conversationRun) onMessage(ctx context.Context, m turnReceived) error {
+func (r *conversationRun) onMessage(ctx context.Context, m received[api.TurnMessage]) error {
 	c := r.c
 	switch msg := m.msg.(type) {
 	case *api.Connected:
-		c.ev.push(&ConnectedEvent{RequestID: msg.RequestID, At: m.at})
+		c.emit(&ConnectedEvent{RequestID: msg.RequestID, At: m.at})
 	case *api.TurnInfo:
 		r.onTurnInfo(ctx, msg, m.at)
 	case *api.ConfigureSuccess:
@@ -737,18 +702,18 @@ func (r *conversationRun) onMessage(ctx context.Context, m turnReceived) error {
 		applied := *s
 		applied.Keyterms = slices.Clone(s.Keyterms)
 		c.mu.Unlock()
-		c.ev.push(&ConfigureEvent{Requested: req, OK: true, Applied: applied, At: m.at})
+		c.emit(&ConfigureEvent{Requested: req, OK: true, Applied: applied, At: m.at})
 	case *api.ConfigureFailure:
 		req := c.popPending()
-		c.ev.push(&ConfigureEvent{Requested: req, OK: false, Applied: c.Settings(), At: m.at})
+		c.emit(&ConfigureEvent{Requested: req, OK: false, Applied: c.Settings(), At: m.at})
 	case *api.TurnWarning:
-		c.ev.push(&TurnWarningEvent{Code: msg.Code, Description: msg.Description, At: m.at})
+		c.emit(&TurnWarningEvent{Code: msg.Code, Description: msg.Description, At: m.at})
 	case *api.TurnError:
 		return fmt.Errorf("conversation: the service reported an error: %w", msg.Err())
 	case *api.UnknownMessage:
-		c.ev.push(&UnknownTurnMessageEvent{Type: msg.Type, Raw: msg.Raw, At: m.at})
+		c.emit(&UnknownTurnMessageEvent{Type: msg.Type, Raw: msg.Raw, At: m.at})
 	default:
-		c.ev.push(&UnknownTurnMessageEvent{Type: m.msg.MessageType(), At: m.at})
+		c.emit(&UnknownTurnMessageEvent{Type: m.msg.MessageType(), At: m.at})
 	}
 	return nil
 }
@@ -822,7 +787,7 @@ func (r *conversationRun) onTurnInfo(ctx context.Context, msg *api.TurnInfo, at 
 		r.c.ended = append(r.c.ended, turn)
 		r.c.mu.Unlock()
 	}
-	r.c.ev.push(&TurnInfoEvent{Event: msg.Event, Turn: turn, SequenceID: msg.SequenceID, At: at})
+	r.c.emit(&TurnInfoEvent{Event: msg.Event, Turn: turn, SequenceID: msg.SequenceID, At: at})
 }
 
 // TurnDetails is what history keeps of a turn beside its text, words and
@@ -860,10 +825,7 @@ func (r *conversationRun) save(ctx context.Context, t Turn) {
 		conf /= float64(len(t.Words))
 	}
 	details, _ := json.Marshal(turnDetails(t))
-	// The session's own context may be gone when a turn is saved at the
-	// end: the record must still be written.
-	_, err := h.AddSegment(context.WithoutCancel(ctx), store.Segment{
-		SessionID:  r.c.SessionID(),
+	seg := store.Segment{
 		Seq:        r.seq,
 		Start:      round3(t.Start),
 		End:        round3(t.End),
@@ -871,34 +833,27 @@ func (r *conversationRun) save(ctx context.Context, t Turn) {
 		Words:      string(words),
 		Confidence: conf,
 		Details:    string(details),
-	})
-	r.seq++
-	if err != nil {
-		r.c.log.Error("conversation: a turn could not be saved", "err", err)
 	}
+	r.seq++
+	r.rec.save(ctx, "a turn", func(ctx context.Context, id int64) error {
+		seg.SessionID = id
+		_, err := h.AddSegment(ctx, seg)
+		return err
+	})
 }
 
 func (r *conversationRun) setState(s State, err error) {
-	r.c.ev.push(&StateEvent{State: s, Err: err})
+	r.c.emit(&StateEvent{State: s, Err: err})
 }
 
 // finish saves the turn still open, records the end of the session and
 // reports it.
 func (r *conversationRun) finish(status string, err error) {
-	c := r.c
 	if r.current >= 0 {
 		r.save(context.Background(), r.turns[r.current])
 		r.current = -1
 	}
-	if h := c.cfg.History; h != nil && c.SessionID() != 0 {
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		}
-		if ferr := h.FinishSession(context.Background(), c.SessionID(), time.Now(), float64(r.sent)/streamRate, status, msg); ferr != nil {
-			c.log.Error("conversation: the session could not be closed in history", "err", ferr)
-		}
-	}
+	r.rec.finish(status, float64(r.sent)/streamRate, err)
 	if status == store.StatusFailed {
 		r.setState(StateFailed, err)
 		return
@@ -922,27 +877,7 @@ func OpenPacedFile(ctx context.Context, path string, speed float64) (audio.Sourc
 	}
 	cfg := audio.ReplayConfig{Paced: true}
 	if speed > 0 && speed != 1 {
-		cfg.Clock = scaledClock{origin: time.Now(), speed: speed}
+		cfg.Clock = clock.Scaled{Origin: time.Now(), Factor: speed}
 	}
 	return audio.NewReplayBuffer(b, cfg)
 }
-
-// scaledClock is a clock running speed times faster than real time from
-// origin, to replay a recording faster than it was spoken.
-type scaledClock struct {
-	origin time.Time
-	speed  float64
-}
-
-func (c scaledClock) Now() time.Time {
-	return c.origin.Add(time.Duration(float64(time.Since(c.origin)) * c.speed))
-}
-
-func (c scaledClock) NewTimer(d time.Duration) audio.Timer {
-	return scaledTimer{time.NewTimer(time.Duration(float64(d) / c.speed))}
-}
-
-type scaledTimer struct{ t *time.Timer }
-
-func (t scaledTimer) C() <-chan time.Time { return t.t.C }
-func (t scaledTimer) Stop() bool          { return t.t.Stop() }

@@ -46,10 +46,18 @@ func pausedReading(t testing.TB, ids []string) ([]int16, []line) {
 func runConversation(t *testing.T, db *store.DB, pcm []int16, speed float64, tail time.Duration, opts api.TurnOptions, during func(*sessions.Conversation, *convRecorder)) ([]sessions.Turn, []sessions.Event, int64) {
 	t.Helper()
 	l := localEngine(t)
-	ctx := testContext(t, 60*time.Second)
+	ctx := testContext(t, 3*time.Minute)
+	var src audio.Source
 	src, err := audio.NewReplay(mono16k, pcm, audio.ReplayConfig{Paced: true, Clock: testkit.FastClock{Origin: time.Now(), Factor: speed}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The recording does not end before during has done its work: however
+	// slow the machine, what during does happens while audio still flows.
+	var gate *gatedSource
+	if during != nil {
+		gate = &gatedSource{Source: src, holdAt: len(pcm), release: make(chan struct{})}
+		src = gate
 	}
 	c := sessions.NewConversation(sessions.ConversationConfig{
 		Streamer: sessions.ClientStreamer{Client: newClient(t, l.Endpoint(), l.Key)},
@@ -62,6 +70,7 @@ func runConversation(t *testing.T, db *store.DB, pcm []int16, speed float64, tai
 	rec := recordConv(c)
 	if during != nil {
 		during(c, rec)
+		close(gate.release)
 	}
 	select {
 	case <-c.Done():
@@ -82,7 +91,11 @@ func TestConversationEndToEnd(t *testing.T) {
 	pcm, lines := pausedReading(t, conversationLines)
 	truth := truth(t)
 	db := openDB(t)
-	turns, events, id := runConversation(t, db, pcm, 4, 0, api.TurnOptions{}, nil)
+	// At real-time pace, as a person speaks: the latency measured is the
+	// service's, not a backlog of audio sent faster than a loaded machine
+	// decodes it (at 4x, a recogniser at half of real time on a busy core
+	// falls seconds behind, and the latencies measure that).
+	turns, events, id := runConversation(t, db, pcm, 1, 0, api.TurnOptions{}, nil)
 
 	if len(turns) != len(lines) {
 		t.Fatalf("%d turns ended, want %d (one per line); events: %s", len(turns), len(lines), describeEvents(events))
@@ -105,7 +118,7 @@ func TestConversationEndToEnd(t *testing.T) {
 		if tr.EndOfTurnConfidence < 0.7 {
 			t.Errorf("turn %d ended by the model at confidence %.2f, below the threshold 0.7", i, tr.EndOfTurnConfidence)
 		}
-		t.Logf("turn %d: %.2f-%.2f s, speech end %.2f s, latency %v at 4x, %q", i, tr.Start, tr.End, tr.SpeechEnd, tr.Latency, tr.Transcript)
+		t.Logf("turn %d: %.2f-%.2f s, speech end %.2f s, latency %v, %q", i, tr.Start, tr.End, tr.SpeechEnd, tr.Latency, tr.Transcript)
 	}
 	// Every TurnInfo was stamped, in order of arrival.
 	var last time.Time

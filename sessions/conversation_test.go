@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -203,54 +205,18 @@ func (s *fakeTurnStream) received() (audioBytes int, controls []string) {
 // --- a conversation under test ----------------------------------------------
 
 // convRecorder reads a conversation's events until they close.
-type convRecorder struct {
-	mu     sync.Mutex
-	events []sessions.Event
-	done   chan struct{}
-}
+type convRecorder struct{ *eventLog }
 
 func recordConv(c *sessions.Conversation) *convRecorder {
-	r := &convRecorder{done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		for ev := range c.Events() {
-			r.mu.Lock()
-			r.events = append(r.events, ev)
-			r.mu.Unlock()
-		}
-	}()
-	return r
+	return &convRecorder{logEvents(c.Events(), nil)}
 }
 
-func (r *convRecorder) snapshot() []sessions.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.events)
-}
+func (r *convRecorder) snapshot() []sessions.Event { return r.all() }
 
 // waitFor waits until an event satisfies cond and returns it.
 func (r *convRecorder) waitFor(t *testing.T, what string, cond func(sessions.Event) bool) sessions.Event {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, ev := range r.snapshot() {
-			if cond(ev) {
-				return ev
-			}
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s; events: %s", what, describeEvents(r.snapshot()))
-	return nil
-}
-
-func (r *convRecorder) wait(t *testing.T) {
-	t.Helper()
-	select {
-	case <-r.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the events were not closed within 10 s")
-	}
+	return r.first(t, what, cond)
 }
 
 func describeEvents(evs []sessions.Event) string {
@@ -497,13 +463,10 @@ func TestConversationConfigure(t *testing.T) {
 // waitAudio waits until the service has received n bytes of audio.
 func waitAudio(t *testing.T, st *fakeTurnStream, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for got, _ := st.received(); got < n; got, _ = st.received() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the service received %d bytes of audio, want %d", got, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventually(t, fmt.Sprintf("%d bytes of audio at the service", n), func() bool {
+		got, _ := st.received()
+		return got >= n
+	})
 }
 
 func sameConfigure(a, b api.Configure) bool {
@@ -553,16 +516,20 @@ func TestConversationForceEndTurn(t *testing.T) {
 // window end of the last event before EndOfTurn mapped to when that audio
 // was captured, to the arrival of EndOfTurn.
 func TestConversationLatency(t *testing.T) {
-	_, st, src, rec, _ := startConv(t, sessions.ConversationConfig{})
+	// The session's clock moves only when the test moves it: the
+	// latencies are exact whatever the machine is doing.
+	clk := clock.NewFake(time.Unix(1_000_000, 0))
+	_, st, src, rec, _ := startConv(t, sessions.ConversationConfig{Clock: clk})
 	// One frame of a second of audio, captured now: its sample at 0.5 s
 	// was captured half a second before the frame was delivered.
 	src.push(make([]int16, 16000), 16000)
-	pushed := time.Now()
+	pushed := clk.Now()
 	waitAudio(t, st, 32000)
 	st.event(api.EventStartOfTurn, "a", 0, 0.25, 0)
 	st.event(api.EventUpdate, "a b", 0, 0.5, 0.2)
+	rec.waitFor(t, "the Update", turnEvent(api.EventUpdate, 0))
 	const wait = 150 * time.Millisecond
-	time.Sleep(wait)
+	clk.Advance(wait)
 	st.end(api.TriggerModel, 0.8)
 	end := rec.waitFor(t, "EndOfTurn", turnEvent(api.EventEndOfTurn, 0)).(*sessions.TurnInfoEvent)
 	lat := end.Turn.Latency
@@ -590,7 +557,7 @@ func TestConversationLatency(t *testing.T) {
 		Words: []api.TurnWord{{Word: "c", Start: 0.1, End: 0.2}, {Word: "d", Start: 0.2, End: 0.3}}})
 	st.mu.Unlock()
 	timed := rec.waitFor(t, "the timed EndOfTurn", turnEvent(api.EventEndOfTurn, 8)).(*sessions.TurnInfoEvent)
-	since := time.Since(pushed)
+	since := clk.Now().Sub(pushed)
 	if lat := timed.Turn.Latency; !timed.Turn.HasLatency || lat < 650*time.Millisecond || lat > since+750*time.Millisecond {
 		t.Errorf("latency %v (known %v), want from the last word's end: 0.7 s before the frame came, %v ago", lat, timed.Turn.HasLatency, since)
 	}
@@ -605,13 +572,10 @@ func TestConversationFileTail(t *testing.T) {
 	rec.waitFor(t, "the turn", turnEvent(api.EventStartOfTurn, 0))
 	src.finish()
 	// Silence keeps coming while the turn is open.
-	deadline := time.Now().Add(5 * time.Second)
-	for n, _ := st.received(); n < 6400+3200; n, _ = st.received() {
-		if time.Now().After(deadline) {
-			t.Fatal("no silence followed the recording")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually(t, "silence after the recording", func() bool {
+		n, _ := st.received()
+		return n >= 6400+3200
+	})
 	if _, controls := st.received(); len(controls) != 0 {
 		t.Errorf("controls %q sent while the turn was open", controls)
 	}

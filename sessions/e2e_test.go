@@ -256,13 +256,13 @@ func TestCaptionsMutedStaysConnected(t *testing.T) {
 	}
 
 	c.SetMuted(false)
-	eventually(t, 5*time.Second, "live again", func() bool {
+	eventually(t, "live again", func() bool {
 		st := rec.states()
 		return st[len(st)-1].State == sessions.StateLive
 	})
 	src.speak(speech)
 	spokeAt := time.Since(started).Seconds() // an upper bound of the session time then
-	eventually(t, 30*time.Second, "the speech after the unmute captioned", func() bool {
+	eventually(t, "the speech after the unmute captioned", func() bool {
 		return src.spoken() && testkit.WordOverlap(captionsText(rec.finals()), want) >= 0.6
 	})
 	if err := stopped(t, c); err != nil {
@@ -307,7 +307,7 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 	ctx := testContext(t, 3*time.Minute)
 
 	// The reference: the same recording, unpaced, without faults.
-	ref := runReading(t, ctx, newClient(t, eng.Endpoint(), eng.Key), nil, pcm, nil, nil)
+	ref := runReading(t, ctx, newClient(t, eng.Endpoint(), eng.Key), nil, pcm, nil, nil, nil)
 	refText := captionsText(ref)
 
 	proxy := newFaultProxy(t, eng.URL.Host)
@@ -327,7 +327,12 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 		c    *sessions.Captions
 		recd *recorder
 	)
-	finals := runReading(t, ctx, newClient(t, proxy.endpoint(), eng.Key), db, pcm, clock, func(cs *sessions.Captions, rec *recorder) {
+	// The recording's last quarter waits until the session is live again
+	// after the refusal: however slow the machine, the reconnections
+	// happen while there is still speech to send, as they would with a
+	// person talking.
+	gate := &gatedSource{holdAt: len(pcm) * 3 / 4, release: make(chan struct{})}
+	finals := runReading(t, ctx, newClient(t, proxy.endpoint(), eng.Key), db, pcm, clock, gate, func(cs *sessions.Captions, rec *recorder) {
 		c, recd = cs, rec
 		// The first cut: reconnecting with the unfinalized audio buffered,
 		// then live on a second connection.
@@ -335,14 +340,14 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 		if first.Buffered <= 0 || first.Err == nil {
 			t.Errorf("reconnecting with %v buffered, error %v; want audio buffered and why", first.Buffered, first.Err)
 		}
-		eventually(t, 10*time.Second, "a second connection", func() bool { return len(proxy.connections()) >= 2 })
+		eventually(t, "a second connection", func() bool { return len(proxy.connections()) >= 2 })
 		proxy.hold() // the third connection waits at the proxy
-		eventually(t, 20*time.Second, "the second cut", func() bool { return proxy.held() == 1 })
+		eventually(t, "the second cut", func() bool { return proxy.held() == 1 })
 		// Another client takes the engine's slots (the cut connection's
 		// once the engine has let it go), then the held handshake goes
 		// on: the engine refuses it.
 		direct := newClient(t, eng.Endpoint(), eng.Key)
-		eventually(t, 5*time.Second, "the engine's slots", func() bool {
+		eventually(t, "the engine's slots", func() bool {
 			s, err := direct.Listen(ctx, streamOptions())
 			if err != nil {
 				if !errors.Is(err, api.ErrRateLimited) {
@@ -364,6 +369,16 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 			b.Close()
 		}
 		blockers = nil
+		rec.until(t, "live after the refusal", func([]sessions.Event) bool {
+			live := 0
+			for _, s := range rec.states() {
+				if s.State == sessions.StateLive {
+					live++
+				}
+			}
+			return live == 3
+		})
+		close(gate.release)
 	})
 
 	// Four handshakes: two connections cut, one refused, one to the end
@@ -434,11 +449,16 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 // runReading streams pcm to the engine through client (paced by clock
 // when it is not nil), saving to db when it is not nil, until the source
 // ends, with during running meanwhile, and returns the finals delivered.
-func runReading(t *testing.T, ctx context.Context, client *api.Client, db *store.DB, pcm []int16, clock audio.Clock, during func(*sessions.Captions, *recorder)) []sessions.Caption {
+func runReading(t *testing.T, ctx context.Context, client *api.Client, db *store.DB, pcm []int16, clock audio.Clock, gate *gatedSource, during func(*sessions.Captions, *recorder)) []sessions.Caption {
 	t.Helper()
+	var src audio.Source
 	src, err := audio.NewReplay(mono16k, pcm, audio.ReplayConfig{Paced: clock != nil, Clock: clock, FrameDuration: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if gate != nil {
+		gate.Source = src
+		src = gate
 	}
 	cfg := sessions.CaptionsConfig{
 		Streamer:   sessions.ClientStreamer{Client: client},
@@ -471,6 +491,28 @@ func runReading(t *testing.T, ctx context.Context, client *api.Client, db *store
 		t.Fatal("no finals")
 	}
 	return finals
+}
+
+// gatedSource holds a source's audio from sample holdAt on until release
+// is closed.
+type gatedSource struct {
+	audio.Source
+	holdAt  int
+	read    int // only Read touches it: the session reads from one goroutine
+	release chan struct{}
+}
+
+func (g *gatedSource) Read(ctx context.Context) ([]int16, error) {
+	if g.read >= g.holdAt {
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	f, err := g.Source.Read(ctx)
+	g.read += len(f)
+	return f, err
 }
 
 // request is an HTTP request a client sent through the proxy.

@@ -44,6 +44,9 @@ type State int
 // States of a session.
 const (
 	StateConnecting State = iota + 1
+	// StateLoading: the local engine loads its recogniser (the first
+	// session after a start, or after a few idle minutes).
+	StateLoading
 	StateLive
 	StateMuted
 	StateReconnecting
@@ -56,6 +59,8 @@ func (s State) String() string {
 	switch s {
 	case StateConnecting:
 		return "connecting"
+	case StateLoading:
+		return "loading the recogniser"
 	case StateLive:
 		return "live"
 	case StateMuted:

@@ -95,7 +95,7 @@ func (f *fakeStreamer) dialCount() int {
 func (f *fakeStreamer) stream(t *testing.T, i int) *fakeStream {
 	t.Helper()
 	var s *fakeStream
-	eventually(t, 5*time.Second, fmt.Sprintf("connection %d to open", i), func() bool {
+	eventually(t, fmt.Sprintf("connection %d to open", i), func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if len(f.streams) > i {
@@ -465,42 +465,14 @@ func (h *fakeHistory) segmentList() []store.Segment {
 
 // recorder reads a session's events until the channel closes. onFinal,
 // when set, runs for each final as it is read.
-type recorder struct {
-	mu     sync.Mutex
-	events []sessions.Event
-	closed chan struct{}
-}
+type recorder struct{ *eventLog }
 
 func record(c *sessions.Captions, onFinal func(sessions.Caption)) *recorder {
-	r := &recorder{closed: make(chan struct{})}
-	go func() {
-		defer close(r.closed)
-		for ev := range c.Events() {
-			if f, ok := ev.(*sessions.FinalEvent); ok && onFinal != nil {
-				onFinal(f.Caption)
-			}
-			r.mu.Lock()
-			r.events = append(r.events, ev)
-			r.mu.Unlock()
+	return &recorder{logEvents(c.Events(), func(ev sessions.Event) {
+		if f, ok := ev.(*sessions.FinalEvent); ok && onFinal != nil {
+			onFinal(f.Caption)
 		}
-	}()
-	return r
-}
-
-// wait waits for the events channel to close.
-func (r *recorder) wait(t *testing.T) {
-	t.Helper()
-	select {
-	case <-r.closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the events channel was not closed")
-	}
-}
-
-func (r *recorder) all() []sessions.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.events)
+	})}
 }
 
 func (r *recorder) finals() []sessions.Caption {
@@ -526,23 +498,17 @@ func (r *recorder) states() []sessions.StateEvent {
 // waitState waits for a state event that satisfies ok and returns it.
 func (r *recorder) waitState(t *testing.T, what string, ok func(sessions.StateEvent) bool) sessions.StateEvent {
 	t.Helper()
-	var found sessions.StateEvent
-	eventually(t, 10*time.Second, what, func() bool {
-		for _, s := range r.states() {
-			if ok(s) {
-				found = s
-				return true
-			}
-		}
-		return false
+	ev := r.first(t, what, func(ev sessions.Event) bool {
+		s, is := ev.(*sessions.StateEvent)
+		return is && ok(*s)
 	})
-	return found
+	return *ev.(*sessions.StateEvent)
 }
 
 // waitFinals waits until n finals have been delivered.
 func (r *recorder) waitFinals(t *testing.T, n int) []sessions.Caption {
 	t.Helper()
-	eventually(t, 10*time.Second, fmt.Sprintf("%d finals", n), func() bool { return len(r.finals()) >= n })
+	r.until(t, fmt.Sprintf("%d finals", n), func([]sessions.Event) bool { return len(r.finals()) >= n })
 	return r.finals()
 }
 
@@ -550,13 +516,15 @@ func isState(s sessions.State) func(sessions.StateEvent) bool {
 	return func(e sessions.StateEvent) bool { return e.State == s }
 }
 
-// eventually polls cond until it holds, failing t after timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+// eventually waits until cond holds, looking again at each millisecond,
+// for something that no event reports (a fake stream's or the proxy's
+// state). It gives up after patience: only a fault takes that long.
+func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(patience)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+			t.Fatalf("timed out after %v waiting for %s", patience, what)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -352,7 +352,7 @@ func TestFaultProxy(t *testing.T) {
 		if len(conns) != i+1 {
 			t.Fatalf("%d connections, want %d", len(conns), i+1)
 		}
-		eventually(t, 2*time.Second, "the pipes to settle", func() bool { return conns[i].wasKilled() == want.killed })
+		eventually(t, "the pipes to settle", func() bool { return conns[i].wasKilled() == want.killed })
 		// What went upstream is counted by the proxy itself; what came
 		// back of a cut connection may be lost to the reset, so only its
 		// bound is certain.
