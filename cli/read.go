@@ -96,16 +96,18 @@ Flags:
 	defer ws.Close()
 	status := newStatusLine(env, env.Stderr)
 	defer status.clear()
-	res, err := ws.Analyze(ctx, in, f, func(p sessions.AnalysisPhase) {
+	// A report history could not keep is still written out; the failure
+	// to keep it is the command's error.
+	res, unsaved := ws.Analyze(ctx, in, f, func(p sessions.AnalysisPhase) {
 		if p == sessions.AnalysisAnalysing {
 			status.set("Analysing…")
 		}
 	})
-	if err != nil {
-		if errors.Is(err, sessions.ErrEnglishOnly) {
-			return fmt.Errorf("text analysis reads English only; set the language in the app's Settings to en: %w", err)
+	if res == nil {
+		if errors.Is(unsaved, sessions.ErrEnglishOnly) {
+			return fmt.Errorf("text analysis reads English only; set the language in the app's Settings to en: %w", unsaved)
 		}
-		return err
+		return unsaved
 	}
 	var buf bytes.Buffer
 	if err := sessions.ExportAnalysis(&buf, af, res); err != nil {
@@ -115,6 +117,10 @@ Flags:
 	if err := writeOutput(env, output, buf.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "Analysed %s (%s) with %s; saved to history.\n", res.Title, strings.Join(f.Names(), ", "), res.Backend)
-	return nil
+	saved := "; saved to history"
+	if unsaved != nil {
+		saved = ""
+	}
+	fmt.Fprintf(env.Stderr, "Analysed %s (%s) with %s%s.\n", res.Title, strings.Join(f.Names(), ", "), res.Backend, saved)
+	return unsaved
 }

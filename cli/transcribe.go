@@ -277,9 +277,15 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 	defer stopTicking()
 
 	ft := sessions.FileTranscription{Client: conn.Client, History: ws.History, Backend: conn.Name}
-	res, err := ft.Transcribe(ctx, path, sessions.ListenOptions(s, api.Batch), progress)
-	if err != nil {
+	sess := ft.Session(path, sessions.ListenOptions(s, api.Batch))
+	if err := sess.Start(ctx); err != nil {
 		return err
+	}
+	// A transcript history could not keep is still written out; the
+	// failure to keep it is the command's error.
+	res, unsaved := sess.Wait(progress)
+	if res == nil {
+		return unsaved
 	}
 	t := sessions.Transcript{
 		Title:    name,
@@ -296,9 +302,13 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 	if err := writeOutput(env, out, buf.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "Transcribed %s (%.1f s of audio) with %s in %.1f s; saved to history.\n",
-		name, res.Response.Metadata.Duration, conn.Name, time.Since(began).Seconds())
-	return nil
+	saved := "; saved to history"
+	if unsaved != nil {
+		saved = ""
+	}
+	fmt.Fprintf(env.Stderr, "Transcribed %s (%.1f s of audio) with %s in %.1f s%s.\n",
+		name, res.Response.Metadata.Duration, conn.Name, time.Since(began).Seconds(), saved)
+	return unsaved
 }
 
 // writeOutput writes b to the file out, or to standard output when out is

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -214,7 +216,8 @@ type analysisDetails struct {
 }
 
 // Analysis analyses documents and saves each to history. Its fields are
-// set before use and never change; it is safe for concurrent use.
+// set before use and never change; it is safe for concurrent use, each
+// session independent.
 type Analysis struct {
 	Client Reader
 	// History, when not nil, keeps every analysis.
@@ -226,22 +229,67 @@ type Analysis struct {
 	// HTTPClient fetches a document named by URL for the source view;
 	// nil is a client of its own with a timeout.
 	HTTPClient *http.Client
+	// Logger receives what could not be saved; nil discards it.
+	Logger *slog.Logger
+	// Clock times the sessions (history, the result's creation); nil is
+	// the real clock.
+	Clock Clock
 }
 
-// Analyze analyses the document in, with features f, reporting its
-// phases to progress (which may be nil; it is called on the calling
-// goroutine and must not block). The request is checked before anything
-// is sent. Cancelling ctx stops it; the session is then saved as
-// cancelled.
-func (a *Analysis) Analyze(ctx context.Context, in AnalysisInput, f Features, progress func(AnalysisPhase)) (*AnalysisResult, error) {
-	if progress == nil {
-		progress = func(AnalysisPhase) {}
+// AnalysisProgressEvent reports the phase an analysis has reached.
+type AnalysisProgressEvent struct{ Phase AnalysisPhase }
+
+// AnalysisDoneEvent carries the finished analysis; it is the last event
+// of a session that succeeded.
+type AnalysisDoneEvent struct{ Result *AnalysisResult }
+
+func (*AnalysisProgressEvent) isEvent() {}
+func (*AnalysisDoneEvent) isEvent()     {}
+
+// AnalysisSession is one document sent to text intelligence. Its events
+// are *AnalysisProgressEvent as it goes through its phases, a
+// *SaveFailedEvent when history could not keep the result, and
+// *AnalysisDoneEvent with the result, last; then the channel closes.
+// Stop, or cancelling Start's context, cancels it: the session is saved
+// as cancelled and Err matches context.Canceled.
+//
+// Start, Stop, Events, Done, Err and SessionID are safe for concurrent
+// use. Events must be read until it is closed.
+type AnalysisSession struct {
+	*lifecycle
+	a  Analysis
+	in AnalysisInput
+	f  Features
+	id atomic.Int64
+}
+
+// Session returns a session analysing the document in with features f;
+// Start starts it.
+func (a *Analysis) Session(in AnalysisInput, f Features) *AnalysisSession {
+	return &AnalysisSession{lifecycle: newLifecycle("analysis", a.Clock), a: *a, in: in, f: f}
+}
+
+// SessionID returns the analysis's id in history, once Start has
+// returned (0 without history).
+func (s *AnalysisSession) SessionID() int64 { return s.id.Load() }
+
+// Start checks the request, reads the document from its file if it is
+// one, records the analysis in history and sends it in the background.
+// A request the service would refuse and a document that cannot be read
+// fail Start, and nothing is saved. ctx bounds the whole session:
+// cancelling it stops the session like Stop.
+func (s *AnalysisSession) Start(ctx context.Context) error { return s.start(ctx, s.prepare) }
+
+func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
+	if s.a.Client == nil {
+		return nil, errors.New("analysis: a client is needed")
 	}
-	opts := ReadOptionsFor(a.Language, f)
+	in, f := s.in, s.f
+	opts := ReadOptionsFor(s.a.Language, f)
 	if err := checkReadOptions(opts, f); err != nil {
 		return nil, err
 	}
-	res := &AnalysisResult{Features: f, Language: opts.Language, Backend: a.Backend, Created: time.Now()}
+	res := &AnalysisResult{Features: f, Language: opts.Language, Backend: s.a.Backend, Created: s.clock.Now()}
 	var req api.ReadRequest
 	switch given := countGiven(in); {
 	case given != 1:
@@ -250,7 +298,7 @@ func (a *Analysis) Analyze(ctx context.Context, in AnalysisInput, f Features, pr
 		req.Text, res.Text = in.Text, in.Text
 		res.SourceKind, res.Source, res.Title = SourceText, "Pasted text", titleOf(in.Text)
 	case in.Path != "":
-		progress(AnalysisReading)
+		s.emit(&AnalysisProgressEvent{Phase: AnalysisReading})
 		text, err := readDocument(in.Path)
 		if err != nil {
 			return nil, err
@@ -266,31 +314,97 @@ func (a *Analysis) Analyze(ctx context.Context, in AnalysisInput, f Features, pr
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
-	if err := a.create(ctx, res, opts); err != nil {
+	rec, err := s.open(ctx, res, opts)
+	if err != nil {
 		return nil, err
 	}
-	progress(AnalysisAnalysing)
-	resp, err := a.Client.Read(ctx, req, opts)
+	res.SessionID = rec.ID()
+	s.id.Store(res.SessionID)
+	return func(ctx context.Context) error { return s.run(ctx, req, opts, res, rec) }, nil
+}
+
+// open records the analysis in history.
+func (s *AnalysisSession) open(ctx context.Context, res *AnalysisResult, opts api.ReadOptions) (*record, error) {
+	optJSON, err := json.Marshal(opts.Query())
 	if err != nil {
-		status := store.StatusFailed
-		if ctx.Err() != nil {
-			status = store.StatusCancelled
-		}
-		a.finish(res.SessionID, status, err)
-		return nil, fmt.Errorf("analyse %s: %w", res.Title, err)
+		return nil, err
+	}
+	details, err := json.Marshal(analysisDetails{Source: res.Source, SourceKind: res.SourceKind, Features: res.Features.Names(), Language: opts.Language})
+	if err != nil {
+		return nil, err
+	}
+	return openRecord(ctx, fileRecordHistory(s.a.History), store.Session{
+		Kind:    store.KindAnalysis,
+		Title:   res.Title,
+		Source:  res.Source,
+		Backend: s.a.Backend,
+		Options: string(optJSON),
+		Details: string(details),
+		Started: res.Created,
+	}, s.clock, s.a.Logger, func(e *SaveFailedEvent) { s.emit(e) })
+}
+
+// run sends the request, fetches a document named by URL for the source
+// view, then saves the answer and finishes the record.
+func (s *AnalysisSession) run(ctx context.Context, req api.ReadRequest, opts api.ReadOptions, res *AnalysisResult, rec *record) error {
+	ctx, cancel := untilStopped(ctx, s.stopping())
+	defer cancel()
+	s.emit(&AnalysisProgressEvent{Phase: AnalysisAnalysing})
+	resp, err := s.a.Client.Read(ctx, req, opts)
+	if err != nil {
+		rec.finish(endStatus(ctx), 0, err)
+		return fmt.Errorf("analyse %s: %w", res.Title, err)
 	}
 	res.Response = resp
 	if req.URL != "" {
-		progress(AnalysisFetching)
-		res.Text, res.TextErr = a.fetch(ctx, req.URL)
+		s.emit(&AnalysisProgressEvent{Phase: AnalysisFetching})
+		res.Text, res.TextErr = s.a.fetch(ctx, req.URL)
 	}
-	if err := a.save(context.WithoutCancel(ctx), res); err != nil {
-		a.finish(res.SessionID, store.StatusFailed, err)
+	// The answer, with the document as its searchable transcript, and
+	// the document itself.
+	saved := rec.save(ctx, "the analysis", func(ctx context.Context, id int64) error {
+		body, err := json.Marshal(res.Response)
+		if err != nil {
+			return err
+		}
+		return s.a.History.SaveResponse(ctx, id, body, res.Text)
+	})
+	finishSaved(rec, saved, 0)
+	s.emit(&AnalysisProgressEvent{Phase: AnalysisDone})
+	s.emit(&AnalysisDoneEvent{Result: res})
+	return nil
+}
+
+// Wait reads the events of a started session until the channel closes,
+// handing each phase to progress (which may be nil), and returns the
+// result, or why the session failed. When the analysis could not be
+// saved to history, Wait returns the result with an error saying so. It
+// is the synchronous form of the session, for callers that have nothing
+// else to show.
+func (s *AnalysisSession) Wait(progress func(AnalysisPhase)) (*AnalysisResult, error) {
+	var (
+		res     *AnalysisResult
+		unsaved error
+	)
+	for ev := range s.Events() {
+		switch ev := ev.(type) {
+		case *AnalysisProgressEvent:
+			if progress != nil {
+				progress(ev.Phase)
+			}
+		case *SaveFailedEvent:
+			if unsaved == nil {
+				unsaved = ev.asError()
+			}
+		case *AnalysisDoneEvent:
+			res = ev.Result
+		}
+	}
+	<-s.Done()
+	if err := s.Err(); err != nil {
 		return nil, err
 	}
-	a.finish(res.SessionID, store.StatusDone, nil)
-	progress(AnalysisDone)
-	return res, nil
+	return res, unsaved
 }
 
 func countGiven(in AnalysisInput) int {
@@ -301,62 +415,6 @@ func countGiven(in AnalysisInput) int {
 		}
 	}
 	return n
-}
-
-// create opens the session in history.
-func (a *Analysis) create(ctx context.Context, res *AnalysisResult, opts api.ReadOptions) error {
-	if a.History == nil {
-		return nil
-	}
-	optJSON, err := json.Marshal(opts.Query())
-	if err != nil {
-		return err
-	}
-	details, err := json.Marshal(analysisDetails{Source: res.Source, SourceKind: res.SourceKind, Features: res.Features.Names(), Language: opts.Language})
-	if err != nil {
-		return err
-	}
-	res.SessionID, err = a.History.CreateSession(ctx, store.Session{
-		Kind:    store.KindAnalysis,
-		Title:   res.Title,
-		Source:  res.Source,
-		Backend: a.Backend,
-		Options: string(optJSON),
-		Details: string(details),
-		Started: res.Created,
-		Status:  store.StatusRunning,
-	})
-	if err != nil {
-		return fmt.Errorf("save the analysis: %w", err)
-	}
-	return nil
-}
-
-// save keeps the service's answer, with the document as its searchable
-// transcript, and the document itself.
-func (a *Analysis) save(ctx context.Context, res *AnalysisResult) error {
-	if a.History == nil {
-		return nil
-	}
-	body, err := json.Marshal(res.Response)
-	if err != nil {
-		return fmt.Errorf("save the analysis: %w", err)
-	}
-	if err := a.History.SaveResponse(ctx, res.SessionID, body, res.Text); err != nil {
-		return fmt.Errorf("save the analysis: %w", err)
-	}
-	return nil
-}
-
-func (a *Analysis) finish(id int64, status string, err error) {
-	if a.History == nil || id == 0 {
-		return
-	}
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	_ = a.History.FinishSession(context.Background(), id, time.Now(), 0, status, msg)
 }
 
 // readDocument reads a text file of at most MaxAnalysisBytes.
@@ -500,9 +558,10 @@ func LoadAnalysis(ctx context.Context, h AnalysisArchive, id int64) (*AnalysisRe
 	return res, nil
 }
 
-// Analyze analyses a document with the connection and language the
-// settings choose, and saves it to history.
-func (w *Workspace) Analyze(ctx context.Context, in AnalysisInput, f Features, progress func(AnalysisPhase)) (*AnalysisResult, error) {
+// StartAnalysis starts analysing a document with the connection and
+// language the settings choose, saved to history. The caller reads its
+// events (or stops it).
+func (w *Workspace) StartAnalysis(ctx context.Context, in AnalysisInput, f Features) (*AnalysisSession, error) {
 	s, err := w.Settings(ctx)
 	if err != nil {
 		return nil, err
@@ -516,8 +575,24 @@ func (w *Workspace) Analyze(ctx context.Context, in AnalysisInput, f Features, p
 	if err != nil {
 		return nil, err
 	}
-	a := Analysis{Client: conn.Client, History: w.cfg.History, Backend: conn.Name, Language: s.Language}
-	return a.Analyze(ctx, in, f, progress)
+	a := Analysis{Client: conn.Client, History: w.cfg.History, Backend: conn.Name, Language: s.Language, Logger: w.log}
+	as := a.Session(in, f)
+	if err := as.Start(ctx); err != nil {
+		return nil, err
+	}
+	return as, nil
+}
+
+// Analyze analyses a document as StartAnalysis does and waits for the
+// result, reporting its phases to progress (which may be nil; it is
+// called on the calling goroutine and must not block). See
+// AnalysisSession.Wait.
+func (w *Workspace) Analyze(ctx context.Context, in AnalysisInput, f Features, progress func(AnalysisPhase)) (*AnalysisResult, error) {
+	s, err := w.StartAnalysis(ctx, in, f)
+	if err != nil {
+		return nil, err
+	}
+	return s.Wait(progress)
 }
 
 // Analysis reads a past analysis back from history.

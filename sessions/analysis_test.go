@@ -43,6 +43,13 @@ No, that is everything. You have been very helpful, thanks again and have a love
 // history, with settings s (nil for the defaults).
 func analysisWorkspace(t *testing.T, s *store.Settings) (*sessions.Workspace, *store.DB) {
 	t.Helper()
+	return analysisWorkspaceAt(t, s, localEngine(t).Endpoint())
+}
+
+// analysisWorkspaceAt is analysisWorkspace with the shared engine's key
+// at ep: the engine itself, or a proxy to it.
+func analysisWorkspaceAt(t *testing.T, s *store.Settings, ep api.Endpoint) (*sessions.Workspace, *store.DB) {
+	t.Helper()
 	l := localEngine(t)
 	db := openDB(t)
 	if s != nil {
@@ -53,7 +60,7 @@ func analysisWorkspace(t *testing.T, s *store.Settings) (*sessions.Workspace, *s
 	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
 		History: db,
 		Keys:    sessions.NewKeys(&store.Memory{}, func(string) string { return "" }),
-		Local:   func() (api.Endpoint, api.Secret, error) { return l.Endpoint(), l.Key, nil },
+		Local:   func() (api.Endpoint, api.Secret, error) { return ep, l.Key, nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -314,14 +321,20 @@ func TestAnalyzeErrors(t *testing.T) {
 	})
 
 	t.Run("cancelled", func(t *testing.T) {
-		// Cancelled as the request leaves, as Cancel does.
+		// Cancelled while the request is on its way, as Cancel does: the
+		// proxy holds the connection, so the answer cannot come first.
+		proxy := newFaultProxy(t, localEngine(t).URL.Host)
+		proxy.hold()
+		ws, db := analysisWorkspaceAt(t, nil, proxy.endpoint())
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		_, err := ws.Analyze(cctx, sessions.AnalysisInput{Text: supportCall}, sessions.AllFeatures(), func(p sessions.AnalysisPhase) {
-			if p == sessions.AnalysisAnalysing {
-				cancel()
-			}
-		})
+		s, err := ws.StartAnalysis(cctx, sessions.AnalysisInput{Text: supportCall}, sessions.AllFeatures())
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the request at the proxy", func() bool { return proxy.held() == 1 })
+		cancel()
+		_, err = s.Wait(nil)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("error %v, want context.Canceled", err)
 		}

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/earshot-app/earshot/api"
@@ -24,9 +26,8 @@ type Transcriber interface {
 
 // FileHistory is where file transcriptions are saved; *store.DB implements it.
 type FileHistory interface {
-	CreateSession(ctx context.Context, s store.Session) (int64, error)
+	RecordHistory
 	SaveResponse(ctx context.Context, sessionID int64, body []byte, transcript string) error
-	FinishSession(ctx context.Context, id int64, ended time.Time, duration float64, status, errText string) error
 }
 
 // Phase is the stage of a file transcription.
@@ -60,89 +61,214 @@ type FileResult struct {
 	Response  *api.ListenResponse
 }
 
+// FileProgressEvent reports how far a file transcription has come: the
+// bytes uploaded, then that the service is working, then done.
+type FileProgressEvent struct{ Progress Progress }
+
+// FileDoneEvent carries the finished transcription; it is the last event
+// of a session that succeeded.
+type FileDoneEvent struct{ Result *FileResult }
+
+func (*FileProgressEvent) isEvent() {}
+func (*FileDoneEvent) isEvent()     {}
+
 // FileTranscription transcribes audio files in batch and saves each to
-// history. It is safe for concurrent use; each call is independent.
+// history. Its fields are set before use and never change; it is safe for
+// concurrent use, each session independent.
 type FileTranscription struct {
 	Client  Transcriber
 	History FileHistory
 	// Backend names the service for history.
 	Backend string
+	// Logger receives what could not be saved; nil discards it.
+	Logger *slog.Logger
+	// Clock times the sessions (history, progress); nil is the real clock.
+	Clock Clock
 }
 
-// Transcribe uploads the file at path with opts, reporting progress (which
-// may be nil) from the calling goroutine's point of view: progress is
-// called on the goroutine doing the upload, so it must not block.
-// Cancelling ctx stops the upload; the session is then saved as cancelled.
-func (f *FileTranscription) Transcribe(ctx context.Context, path string, opts api.ListenOptions, progress func(Progress)) (*FileResult, error) {
-	if err := opts.CheckRequest(api.Batch); err != nil {
+// FileTranscriptionSession is one audio file sent to batch
+// transcription. Its events are *FileProgressEvent while the file
+// uploads and the service works, a *SaveFailedEvent when history could
+// not keep the result, and *FileDoneEvent with the result, last; then
+// the channel closes. Stop, or cancelling Start's context, cancels the
+// upload: the session is saved as cancelled and Err matches
+// context.Canceled.
+//
+// Start, Stop, Events, Done, Err and SessionID are safe for concurrent
+// use. Events must be read until it is closed.
+type FileTranscriptionSession struct {
+	*lifecycle
+	f    FileTranscription
+	path string
+	opts api.ListenOptions
+	id   atomic.Int64
+}
+
+// Session returns a session transcribing the file at path with opts;
+// Start starts it.
+func (f *FileTranscription) Session(path string, opts api.ListenOptions) *FileTranscriptionSession {
+	return &FileTranscriptionSession{
+		lifecycle: newLifecycle("file transcription", f.Clock),
+		f:         *f,
+		path:      path,
+		opts:      opts,
+	}
+}
+
+// SessionID returns the session's id in history, once Start has
+// returned (0 without history).
+func (s *FileTranscriptionSession) SessionID() int64 { return s.id.Load() }
+
+// Start checks the options and the file, records the session in history
+// and starts the upload in the background. A file that cannot be read or
+// options the service would refuse fail Start, and nothing is saved. ctx
+// bounds the whole session: cancelling it stops the session like Stop.
+func (s *FileTranscriptionSession) Start(ctx context.Context) error { return s.start(ctx, s.prepare) }
+
+func (s *FileTranscriptionSession) prepare(ctx context.Context) (runFunc, error) {
+	if s.f.Client == nil {
+		return nil, errors.New("file transcription: a client is needed")
+	}
+	if err := s.opts.CheckRequest(api.Batch); err != nil {
 		return nil, err
 	}
-	file, err := os.Open(path)
+	file, err := os.Open(s.path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", filepath.Base(path), err)
+		return nil, fmt.Errorf("open %s: %w", filepath.Base(s.path), err)
 	}
-	defer file.Close()
 	info, err := file.Stat()
+	if err == nil && info.IsDir() {
+		err = fmt.Errorf("%s is a folder, not an audio file", filepath.Base(s.path))
+	}
 	if err != nil {
+		file.Close()
 		return nil, err
 	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not an audio file", filepath.Base(path))
-	}
-	if progress == nil {
-		progress = func(Progress) {}
-	}
-	var id int64
-	if f.History != nil {
-		optJSON, _ := json.Marshal(opts.Query())
-		id, err = f.History.CreateSession(ctx, store.Session{
-			Kind:    store.KindFile,
-			Title:   filepath.Base(path),
-			Source:  path,
-			Backend: f.Backend,
-			Model:   opts.Model,
-			Options: string(optJSON),
-			Started: time.Now(),
-			Status:  store.StatusRunning,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("save the session: %w", err)
-		}
-	}
-	total := info.Size()
-	cr := &countingReader{r: file, total: total, report: progress}
-	progress(Progress{Phase: PhaseUploading, Total: total})
-	resp, err := f.Client.Transcribe(ctx, cr, contentTypeOf(path), opts)
+	optJSON, _ := json.Marshal(s.opts.Query())
+	rec, err := openRecord(ctx, fileRecordHistory(s.f.History), store.Session{
+		Kind:    store.KindFile,
+		Title:   filepath.Base(s.path),
+		Source:  s.path,
+		Backend: s.f.Backend,
+		Model:   s.opts.Model,
+		Options: string(optJSON),
+	}, s.clock, s.f.Logger, func(e *SaveFailedEvent) { s.emit(e) })
 	if err != nil {
-		status := store.StatusFailed
-		if ctx.Err() != nil {
-			status = store.StatusCancelled
-		}
-		f.finish(id, 0, status, err)
+		file.Close()
 		return nil, err
 	}
-	progress(Progress{Phase: PhaseDone, Sent: total, Total: total})
-	if f.History != nil {
-		body, _ := json.Marshal(resp)
-		if err := f.History.SaveResponse(context.WithoutCancel(ctx), id, body, resp.Transcript()); err != nil {
-			err = fmt.Errorf("save the transcript: %w", err)
-			f.finish(id, resp.Metadata.Duration, store.StatusFailed, err) // not left running
-			return nil, err
-		}
-	}
-	f.finish(id, resp.Metadata.Duration, store.StatusDone, nil)
-	return &FileResult{SessionID: id, Response: resp}, nil
+	s.id.Store(rec.ID())
+	return func(ctx context.Context) error {
+		defer file.Close()
+		return s.run(ctx, file, info.Size(), rec)
+	}, nil
 }
 
-func (f *FileTranscription) finish(id int64, duration float64, status string, err error) {
-	if f.History == nil || id == 0 {
+// run uploads the file, then saves the response and finishes the record.
+func (s *FileTranscriptionSession) run(ctx context.Context, file io.Reader, total int64, rec *record) error {
+	ctx, cancel := untilStopped(ctx, s.stopping())
+	defer cancel()
+	report := func(p Progress) { s.emit(&FileProgressEvent{Progress: p}) }
+	report(Progress{Phase: PhaseUploading, Total: total})
+	cr := &countingReader{r: file, total: total, clock: s.clock, report: report}
+	resp, err := s.f.Client.Transcribe(ctx, cr, contentTypeOf(s.path), s.opts)
+	// The transport may still hold the body: no report after this one.
+	cr.stop()
+	if err != nil {
+		rec.finish(endStatus(ctx), 0, err)
+		return err
+	}
+	report(Progress{Phase: PhaseDone, Sent: total, Total: total})
+	saved := rec.save(ctx, "the transcript", func(ctx context.Context, id int64) error {
+		body, err := json.Marshal(resp)
+		if err != nil {
+			return err
+		}
+		return s.f.History.SaveResponse(ctx, id, body, resp.Transcript())
+	})
+	finishSaved(rec, saved, resp.Metadata.Duration)
+	s.emit(&FileDoneEvent{Result: &FileResult{SessionID: rec.ID(), Response: resp}})
+	return nil
+}
+
+// Wait reads the events of a started session until the channel closes,
+// handing each progress report to progress (which may be nil), and
+// returns the result, or why the session failed. When the transcript
+// could not be saved to history, Wait returns the result with an error
+// saying so. It is the synchronous form of the session, for callers that
+// have nothing else to show.
+func (s *FileTranscriptionSession) Wait(progress func(Progress)) (*FileResult, error) {
+	var (
+		res     *FileResult
+		unsaved error
+	)
+	for ev := range s.Events() {
+		switch ev := ev.(type) {
+		case *FileProgressEvent:
+			if progress != nil {
+				progress(ev.Progress)
+			}
+		case *SaveFailedEvent:
+			if unsaved == nil {
+				unsaved = ev.asError()
+			}
+		case *FileDoneEvent:
+			res = ev.Result
+		}
+	}
+	<-s.Done()
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	return res, unsaved
+}
+
+// fileRecordHistory keeps a nil FileHistory nil as a RecordHistory.
+func fileRecordHistory(h FileHistory) RecordHistory {
+	if h == nil {
+		return nil
+	}
+	return h
+}
+
+// untilStopped returns ctx, cancelled as well once stop is closed: the
+// work of a run that a Stop cancels.
+func untilStopped(ctx context.Context, stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// endStatus is the status of a session whose work failed under ctx:
+// cancelled when ctx was (by Stop or by the caller), else failed.
+func endStatus(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return store.StatusCancelled
+	}
+	return store.StatusFailed
+}
+
+// finishSaved finishes the record of a session whose work succeeded:
+// done when its result was saved, else failed with why, so that history
+// never lists as done a session it holds no result of.
+func finishSaved(rec *record, saved bool, duration float64) {
+	if saved {
+		rec.finish(store.StatusDone, duration, nil)
 		return
 	}
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	_ = f.History.FinishSession(context.Background(), id, time.Now(), duration, status, msg)
+	rec.finish(store.StatusFailed, duration, rec.failed)
+}
+
+// asError words a failed save for a caller that gets an error, not
+// events.
+func (e *SaveFailedEvent) asError() error {
+	return fmt.Errorf("%s was not saved to history: %w", e.What, e.Err)
 }
 
 // contentTypeOf guesses a MIME type from a file's extension; the service
@@ -165,33 +291,41 @@ func contentTypeOf(path string) string {
 	return "application/octet-stream"
 }
 
-// countingReader reports how much of a file has been read.
+// countingReader reports how much of a file has been read, at most every
+// 50 ms and at the end, until stop.
 type countingReader struct {
 	r      io.Reader
 	total  int64
-	sent   int64
+	clock  Clock
 	report func(Progress)
-	mu     sync.Mutex
-	last   time.Time
+
+	mu      sync.Mutex // guards sent, last, stopped; held while reporting, so stop waits for a report under way
+	sent    int64
+	last    time.Time
+	stopped bool
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.sent += int64(n)
-	sent := c.sent
-	now := time.Now()
-	due := now.Sub(c.last) >= 50*time.Millisecond || errors.Is(err, io.EOF)
-	if due {
-		c.last = now
+	now := c.clock.Now()
+	if c.stopped || now.Sub(c.last) < 50*time.Millisecond && !errors.Is(err, io.EOF) {
+		return n, err
 	}
-	c.mu.Unlock()
-	if due {
-		phase := PhaseUploading
-		if errors.Is(err, io.EOF) || sent >= c.total {
-			phase = PhaseTranscribing
-		}
-		c.report(Progress{Phase: phase, Sent: sent, Total: c.total})
+	c.last = now
+	phase := PhaseUploading
+	if errors.Is(err, io.EOF) || c.sent >= c.total {
+		phase = PhaseTranscribing
 	}
+	c.report(Progress{Phase: phase, Sent: c.sent, Total: c.total})
 	return n, err
+}
+
+// stop ends the reports; none is under way once it returns.
+func (c *countingReader) stop() {
+	c.mu.Lock()
+	c.stopped = true
+	c.mu.Unlock()
 }

@@ -52,10 +52,33 @@ func TestFileTranscription(t *testing.T) {
 	db := openDB(t)
 	ctx := testContext(t, time.Minute)
 	f := sessions.FileTranscription{Client: newClient(t, eng.Endpoint(), eng.Key), History: db, Backend: "Local engine"}
-	var log progressLog
-	res, err := f.Transcribe(ctx, path, batchOptions(), log.report)
-	if err != nil {
-		t.Fatalf("Transcribe: %v", err)
+	s := f.Session(path, batchOptions())
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	var (
+		log progressLog
+		res *sessions.FileResult
+	)
+	for ev := range s.Events() {
+		if res != nil {
+			t.Errorf("%T after the result", ev)
+		}
+		switch ev := ev.(type) {
+		case *sessions.FileProgressEvent:
+			log.report(ev.Progress)
+		case *sessions.FileDoneEvent:
+			res = ev.Result
+		default:
+			t.Errorf("unexpected %T %+v", ev, ev)
+		}
+	}
+	<-s.Done()
+	if err := s.Err(); err != nil || res == nil {
+		t.Fatalf("the session ended with %v and result %v", err, res)
+	}
+	if res.SessionID != s.SessionID() {
+		t.Errorf("the result is session %d, the session %d", res.SessionID, s.SessionID())
 	}
 
 	prog := log.all()
@@ -110,8 +133,8 @@ func TestFileTranscription(t *testing.T) {
 	}
 }
 
-// TestFileTranscriptionCancel cancels an upload the proxy slows down: the
-// call returns context.Canceled and history marks the session cancelled.
+// TestFileTranscriptionCancel stops an upload the proxy slows down:
+// Stop returns context.Canceled and history marks the session cancelled.
 func TestFileTranscriptionCancel(t *testing.T) {
 	t.Parallel()
 	eng := localEngine(t)
@@ -123,27 +146,39 @@ func TestFileTranscriptionCancel(t *testing.T) {
 	proxy := newFaultProxy(t, eng.URL.Host)
 	proxy.setUpRate(16 << 10) // the file would take 14 s
 	db := openDB(t)
-	ctx, cancel := context.WithCancel(testContext(t, time.Minute))
-	defer cancel()
+	ctx := testContext(t, time.Minute)
 	f := sessions.FileTranscription{Client: newClient(t, proxy.endpoint(), eng.Key), History: db}
-	done := make(chan error, 1)
+	s := f.Session(path, batchOptions())
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
 	var log progressLog
+	drained := make(chan struct{})
 	go func() {
-		_, err := f.Transcribe(ctx, path, batchOptions(), log.report)
-		done <- err
+		defer close(drained)
+		for ev := range s.Events() {
+			if p, ok := ev.(*sessions.FileProgressEvent); ok {
+				log.report(p.Progress)
+			}
+		}
 	}()
-	eventually(t, 10*time.Second, "the upload under way", func() bool {
+	eventually(t, "the upload under way", func() bool {
 		conns := proxy.connections()
 		return len(conns) == 1 && conns[0].upBytes() > 0
 	})
-	cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.Stop() }()
 	select {
-	case err = <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Transcribe did not return once cancelled")
+	case err = <-stopped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Stop did not return")
 	}
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Transcribe returned %v, want context.Canceled", err)
+	<-drained
+	if !errors.Is(err, context.Canceled) || !errors.Is(s.Err(), context.Canceled) {
+		t.Fatalf("Stop returned %v (Err %v), want context.Canceled", err, s.Err())
+	}
+	if again := s.Stop(); !errors.Is(again, context.Canceled) {
+		t.Errorf("a second Stop returned %v", again)
 	}
 	if up := proxy.connections()[0].upBytes(); up >= info.Size() {
 		t.Errorf("%d bytes reached the engine, the whole file (%d): not cancelled mid-upload", up, info.Size())

@@ -389,15 +389,32 @@ func micName(ctx context.Context, m Microphones, id string) string {
 	return "Microphone"
 }
 
-// TranscribeFile transcribes an audio file with the settings' options
-// (plus utterances and paragraphs) and saves it to history.
-func (w *Workspace) TranscribeFile(ctx context.Context, path string, progress func(Progress)) (*FileResult, error) {
+// StartFileTranscription starts transcribing an audio file with the
+// settings' options (plus utterances and paragraphs), saved to history.
+// The caller reads its events (or stops it).
+func (w *Workspace) StartFileTranscription(ctx context.Context, path string) (*FileTranscriptionSession, error) {
 	s, conn, err := w.settingsAndConnection(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f := FileTranscription{Client: conn.Client, History: w.cfg.History, Backend: conn.Name}
-	return f.Transcribe(ctx, path, ListenOptions(s, api.Batch), progress)
+	f := FileTranscription{Client: conn.Client, History: w.cfg.History, Backend: conn.Name, Logger: w.log}
+	fs := f.Session(path, ListenOptions(s, api.Batch))
+	if err := fs.Start(ctx); err != nil {
+		return nil, err
+	}
+	return fs, nil
+}
+
+// TranscribeFile transcribes an audio file as StartFileTranscription
+// does and waits for the result, reporting progress (which may be nil;
+// it is called on the calling goroutine and must not block). See
+// FileTranscriptionSession.Wait.
+func (w *Workspace) TranscribeFile(ctx context.Context, path string, progress func(Progress)) (*FileResult, error) {
+	fs, err := w.StartFileTranscription(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return fs.Wait(progress)
 }
 
 // Sessions lists past sessions of a kind ("" for all), newest first.

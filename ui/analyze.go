@@ -288,18 +288,23 @@ func (t *analyzeTab) run(in sessions.AnalysisInput, name string) {
 	t.busy.Start()
 	t.setStatus("Analysing "+name+"…", widget.MediumImportance)
 	t.updateControls()
-	started := t.app.goAsync(func(context.Context) {
-		defer cancel()
-		res, err := t.app.ws.Analyze(ctx, in, f, func(p sessions.AnalysisPhase) {
-			if p == sessions.AnalysisFetching {
-				t.app.onUI(func() {
-					if t.job == job && !job.cancelled {
-						t.setStatus("Fetching the document to show it…", widget.MediumImportance)
-					}
-				})
+	fetching := func() {
+		t.app.onUI(func() {
+			if t.job == job && !job.cancelled {
+				t.setStatus("Fetching the document to show it…", widget.MediumImportance)
 			}
 		})
-		t.app.onUI(func() { t.done(job, name, res, err) })
+	}
+	started := t.app.goAsync(func(context.Context) {
+		defer cancel()
+		var end analysisEnd
+		s, err := t.app.ws.StartAnalysis(ctx, in, f)
+		if err != nil {
+			end.err = err
+		} else {
+			end = followAnalysis(s, fetching)
+		}
+		t.app.onUI(func() { t.done(job, name, end) })
 	})
 	if !started {
 		cancel()
@@ -307,6 +312,39 @@ func (t *analyzeTab) run(in sessions.AnalysisInput, name string) {
 		t.busy.Hide()
 		t.updateControls()
 	}
+}
+
+// analysisEnd is how an analysis ended: its result, what history could
+// not keep of it, or why it failed.
+type analysisEnd struct {
+	res     *sessions.AnalysisResult
+	unsaved *sessions.SaveFailedEvent
+	err     error
+}
+
+// followAnalysis reads the events of an analysis until they close, off
+// the UI goroutine, calling fetching when the document named by URL is
+// fetched for the source view, and returns how it ended. Cancelling the
+// context it was started with stops it.
+func followAnalysis(s *sessions.AnalysisSession, fetching func()) analysisEnd {
+	var end analysisEnd
+	for ev := range s.Events() {
+		switch ev := ev.(type) {
+		case *sessions.AnalysisProgressEvent:
+			if ev.Phase == sessions.AnalysisFetching {
+				fetching()
+			}
+		case *sessions.SaveFailedEvent:
+			if end.unsaved == nil {
+				end.unsaved = ev
+			}
+		case *sessions.AnalysisDoneEvent:
+			end.res = ev.Result
+		}
+	}
+	<-s.Done()
+	end.err = s.Err()
+	return end
 }
 
 // onCancel stops the analysis under way.
@@ -317,7 +355,7 @@ func (t *analyzeTab) onCancel() {
 	}
 }
 
-func (t *analyzeTab) done(job *analysisJob, name string, res *sessions.AnalysisResult, err error) {
+func (t *analyzeTab) done(job *analysisJob, name string, end analysisEnd) {
 	if t.job == job {
 		t.job = nil
 	}
@@ -325,6 +363,7 @@ func (t *analyzeTab) done(job *analysisJob, name string, res *sessions.AnalysisR
 	t.busy.Hide()
 	t.reload()
 	t.updateControls()
+	err := end.err
 	auto := t.auto
 	if auto {
 		t.auto = false
@@ -338,12 +377,19 @@ func (t *analyzeTab) done(job *analysisJob, name string, res *sessions.AnalysisR
 		t.showError("analyse "+name, err)
 		return
 	}
+	res := end.res
 	t.showResult(res)
 	if auto {
 		// Show what a click on a result does.
 		t.panel.selectFirst()
 	}
-	t.setStatus(sentence("Analysed "+res.Title), widget.SuccessImportance)
+	done := sentence("Analysed " + res.Title)
+	if u := end.unsaved; u != nil {
+		t.app.log.Warn("save an analysis", "what", u.What, "err", u.Err)
+		t.setStatus(done+" "+notSavedWords(u), widget.WarningImportance)
+		return
+	}
+	t.setStatus(done, widget.SuccessImportance)
 }
 
 // showResult shows an analysis: its document and its results.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -196,4 +198,23 @@ func (h *harness) analyzeStatus() string {
 	var s string
 	h.ui(func() { s = h.analyze.status.Text })
 	return s
+}
+
+// TestAnalysisNotSaved: an analysis history could not keep is still
+// shown, with a warning that says it was not saved and why.
+func TestAnalysisNotSaved(t *testing.T) {
+	h := newHarness(t, &fakeService{answer: answers(result{info: localInfo})}, Options{})
+	a := h.analyze
+	res := &sessions.AnalysisResult{Title: "Notes", Text: "Hello there.", Response: &api.ReadResponse{}}
+	unsaved := &sessions.SaveFailedEvent{What: "the analysis", Err: errors.New("disk full")}
+	h.ui(func() { a.done(&analysisJob{}, "the text", analysisEnd{res: res, unsaved: unsaved}) })
+	want := "Analysed Notes. The analysis was not saved to history. Something went wrong: Disk full."
+	if got := h.analyzeStatus(); got != want {
+		t.Errorf("status %q, want %q", got, want)
+	}
+	h.ui(func() {
+		if a.shown != res || a.status.Importance != widget.WarningImportance {
+			t.Errorf("shown %p (want %p), importance %v", a.shown, res, a.status.Importance)
+		}
+	})
 }

@@ -117,8 +117,14 @@ func (c *captionsTab) transcribeFile(path string) {
 	settings := c.settings
 	started := c.app.goAsync(func(context.Context) {
 		defer cancel()
-		res, err := c.app.ws.TranscribeFile(ctx, path, relay.report)
-		c.app.onUI(func() { c.fileDone(job, settings, res, err) })
+		var end fileEnd
+		s, err := c.app.ws.StartFileTranscription(ctx, path)
+		if err != nil {
+			end.err = err
+		} else {
+			end = followFile(s, relay.report)
+		}
+		c.app.onUI(func() { c.fileDone(job, settings, end) })
 	})
 	if !started {
 		cancel()
@@ -126,6 +132,36 @@ func (c *captionsTab) transcribeFile(path string) {
 		c.fileRow.Hide()
 		c.updateControls()
 	}
+}
+
+// fileEnd is how a file transcription ended: its result, what history
+// could not keep of it, or why it failed.
+type fileEnd struct {
+	res     *sessions.FileResult
+	unsaved *sessions.SaveFailedEvent
+	err     error
+}
+
+// followFile reads the events of a file transcription until they close,
+// off the UI goroutine, handing its progress to progress, and returns
+// how it ended. Cancelling the context it was started with stops it.
+func followFile(s *sessions.FileTranscriptionSession, progress func(sessions.Progress)) fileEnd {
+	var end fileEnd
+	for ev := range s.Events() {
+		switch ev := ev.(type) {
+		case *sessions.FileProgressEvent:
+			progress(ev.Progress)
+		case *sessions.SaveFailedEvent:
+			if end.unsaved == nil {
+				end.unsaved = ev
+			}
+		case *sessions.FileDoneEvent:
+			end.res = ev.Result
+		}
+	}
+	<-s.Done()
+	end.err = s.Err()
+	return end
 }
 
 // onCancelFile stops the file transcription under way.
@@ -162,7 +198,7 @@ func (c *captionsTab) showProgress(job *fileJob, p sessions.Progress) {
 }
 
 // fileDone shows the end of a file transcription.
-func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, res *sessions.FileResult, err error) {
+func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, end fileEnd) {
 	if c.file == job {
 		c.file = nil
 	}
@@ -170,7 +206,7 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, res *sessi
 	c.fileRow.Hide()
 	c.history.reload()
 	c.updateControls()
-	if err != nil {
+	if err := end.err; err != nil {
 		if job.cancelled && errors.Is(err, context.Canceled) {
 			c.setStatus("The transcription of "+job.name+" was cancelled.", widget.MediumImportance)
 			return
@@ -178,6 +214,7 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, res *sessi
 		c.showError("transcribe "+job.name, err)
 		return
 	}
+	res := end.res
 	requested := ""
 	if settings.Diarize {
 		requested = workspaceDiarizeModel
@@ -186,7 +223,20 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, res *sessi
 	info, entities := fileInfo(res.Response, settings.Model, requested)
 	c.showTranscript(res.SessionID, job.name, caps, info, entities)
 	c.app.fileIntel.show(job.name, res.Response)
-	c.setStatus(fmt.Sprintf("Transcribed %s: %s.", job.name, plural(len(caps), "caption")), widget.SuccessImportance)
+	done := fmt.Sprintf("Transcribed %s: %s.", job.name, plural(len(caps), "caption"))
+	if u := end.unsaved; u != nil {
+		c.app.log.Warn("save a file transcription", "what", u.What, "err", u.Err)
+		c.setStatus(done+" "+notSavedWords(u), widget.WarningImportance)
+		return
+	}
+	c.setStatus(done, widget.SuccessImportance)
+}
+
+// notSavedWords says that what a SaveFailedEvent names was not kept in
+// history, and why, in plain words: shown beside the result, which the
+// person still has.
+func notSavedWords(e *sessions.SaveFailedEvent) string {
+	return sentence(e.What+" was not saved to history") + " " + plainError(e.Err)
 }
 
 // progressRelay brings a file transcription's progress to the UI

@@ -2,13 +2,16 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -226,5 +229,30 @@ func TestFileCancel(t *testing.T) {
 			}
 		}
 		return len(c.history.rows) == 0
+	})
+}
+
+// TestFileNotSaved: a transcript history could not keep is still shown,
+// with a warning that says it was not saved and why.
+func TestFileNotSaved(t *testing.T) {
+	h := newHarness(t, &fakeService{answer: answers(result{info: localInfo})}, Options{})
+	c := h.captions
+	resp := &api.ListenResponse{Results: api.ListenResults{Channels: []api.ResultChannel{{Alternatives: []api.Alternative{{
+		Transcript: "hello there",
+		Words:      []api.Word{{Word: "hello", PunctuatedWord: "Hello", End: 0.5}, {Word: "there", PunctuatedWord: "there.", Start: 0.5, End: 1}},
+	}}}}}}
+	end := fileEnd{
+		res:     &sessions.FileResult{SessionID: 7, Response: resp},
+		unsaved: &sessions.SaveFailedEvent{What: "the transcript", Err: errors.New("disk full")},
+	}
+	h.ui(func() { c.fileDone(&fileJob{name: "talk.wav"}, store.DefaultSettings(), end) })
+	want := "Transcribed talk.wav: 1 caption. The transcript was not saved to history. Something went wrong: Disk full."
+	if got := h.statusText(); got != want {
+		t.Errorf("status %q, want %q", got, want)
+	}
+	h.ui(func() {
+		if c.shown.id != 7 || c.status.Importance != widget.WarningImportance {
+			t.Errorf("shown session %d, importance %v", c.shown.id, c.status.Importance)
+		}
 	})
 }

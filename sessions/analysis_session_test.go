@@ -1,0 +1,143 @@
+package sessions_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/clock"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
+)
+
+// fakeReader answers every document with a summary or, when hold is set,
+// waits for its context to end.
+type fakeReader struct {
+	hold bool
+	sent chan struct{} // closed once the request is made, when not nil
+}
+
+func (f *fakeReader) Read(ctx context.Context, _ api.ReadRequest, _ api.ReadOptions) (*api.ReadResponse, error) {
+	if f.hold {
+		if f.sent != nil {
+			close(f.sent)
+		}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return &api.ReadResponse{Results: api.ReadResults{Summary: &api.ReadSummary{Text: "A call."}}}, nil
+}
+
+// TestAnalysisSessionEvents reads an analysis of a file: its phases in
+// order, then the result, saved with its document at the clock's time.
+// A failed save is reported before the result and keeps the session
+// from being listed as done.
+func TestAnalysisSessionEvents(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "call.txt")
+	if err := os.WriteFile(path, []byte("Hello, I would like a refund."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
+	for _, failSave := range []bool{false, true} {
+		h := &responseHistory{}
+		if failSave {
+			h.failSave = errors.New("disk full")
+		}
+		a := sessions.Analysis{Client: &fakeReader{}, History: h, Backend: "Fake", Clock: clock.NewFake(start)}
+		s := a.Session(sessions.AnalysisInput{Path: path}, sessions.Features{Summary: true})
+		if err := s.Start(t.Context()); err != nil {
+			t.Fatalf("Start: %v", err)
+		}
+		var (
+			got []string
+			res *sessions.AnalysisResult
+		)
+		for _, ev := range allEvents(t, s.Events()) {
+			switch ev := ev.(type) {
+			case *sessions.AnalysisProgressEvent:
+				got = append(got, map[sessions.AnalysisPhase]string{
+					sessions.AnalysisReading: "reading", sessions.AnalysisAnalysing: "analysing", sessions.AnalysisDone: "done",
+				}[ev.Phase])
+			case *sessions.SaveFailedEvent:
+				got = append(got, "save failed: "+ev.What)
+			case *sessions.AnalysisDoneEvent:
+				got = append(got, "result")
+				res = ev.Result
+			}
+		}
+		<-s.Done()
+		want := []string{"reading", "analysing", "done", "result"}
+		if failSave {
+			want = []string{"reading", "analysing", "save failed: the analysis", "done", "result"}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("failSave %v: events %q, want %q", failSave, got, want)
+		}
+		if err := s.Err(); err != nil || res == nil || res.SessionID != s.SessionID() || !res.Created.Equal(start) {
+			t.Fatalf("failSave %v: ended with %v, result %+v", failSave, err, res)
+		}
+		list := h.sessions()
+		if len(list) != 1 || list[0].Kind != store.KindAnalysis || !list[0].Started.Equal(start) || list[0].Title != "call.txt" {
+			t.Errorf("created %+v", list)
+		}
+		fin, _ := h.finish(s.SessionID())
+		switch {
+		case !failSave && (fin.status != store.StatusDone || h.saved[s.SessionID()] != "Hello, I would like a refund."):
+			t.Errorf("finished %+v, saved %v", fin, h.saved)
+		case failSave && (fin.status != store.StatusFailed || fin.errText == ""):
+			t.Errorf("a failed save finished %+v, want failed with why", fin)
+		}
+	}
+}
+
+// TestAnalysisSessionStop stops an analysis the service has not
+// answered: it is saved as cancelled and ends with context.Canceled.
+func TestAnalysisSessionStop(t *testing.T) {
+	t.Parallel()
+	h := &responseHistory{}
+	r := &fakeReader{hold: true, sent: make(chan struct{})}
+	a := sessions.Analysis{Client: r, History: h}
+	s := a.Session(sessions.AnalysisInput{Text: "Hello there."}, sessions.AllFeatures())
+	if err := s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []sessions.Event, 1)
+	go func() { got <- allEvents(t, s.Events()) }()
+	<-r.sent
+	if err := s.Stop(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Stop returned %v, want context.Canceled", err)
+	}
+	for _, ev := range <-got {
+		if _, ok := ev.(*sessions.AnalysisDoneEvent); ok {
+			t.Error("a stopped analysis delivered a result")
+		}
+	}
+	if fin, ok := h.finish(s.SessionID()); !ok || fin.status != store.StatusCancelled {
+		t.Errorf("finished %+v (%v), want cancelled", fin, ok)
+	}
+}
+
+// TestAnalysisSessionRefused: a request that cannot be sent fails Start
+// and saves nothing.
+func TestAnalysisSessionRefused(t *testing.T) {
+	t.Parallel()
+	h := &responseHistory{}
+	a := sessions.Analysis{Client: &fakeReader{}, History: h}
+	for _, in := range []sessions.AnalysisInput{{}, {Path: filepath.Join(t.TempDir(), "gone.txt")}} {
+		s := a.Session(in, sessions.AllFeatures())
+		if err := s.Start(t.Context()); err == nil {
+			t.Errorf("%+v: Start succeeded", in)
+		}
+		allEvents(t, s.Events())
+		<-s.Done()
+	}
+	if list := h.sessions(); len(list) != 0 {
+		t.Errorf("saved %+v", list)
+	}
+}
