@@ -36,6 +36,9 @@ type WorkspaceConfig struct {
 	Keys *Keys
 	// Local starts the built-in engine on demand; nil in builds without one.
 	Local LocalEngine
+	// Recognizer is the local engine's recogniser, loaded by the first
+	// session that needs it; nil when there is nothing to load.
+	Recognizer Recognizer
 	// Microphones, when nil, means no live capture is possible.
 	Microphones Microphones
 	// Speakers, when nil, means syntheses are kept but not played.
@@ -50,8 +53,11 @@ type Workspace struct {
 	cfg WorkspaceConfig
 	log *slog.Logger
 
-	mu   sync.Mutex  // guards conn
+	mu   sync.Mutex  // guards conn, gen
 	conn *Connection // built on first use, dropped when settings or key change
+	// gen counts the drops, so that a connection built from settings
+	// that changed while it was being built is not kept.
+	gen uint64
 }
 
 // NewWorkspace returns a workspace over cfg.
@@ -120,34 +126,45 @@ func (w *Workspace) ForgetKey() error {
 func (w *Workspace) dropConnection() {
 	w.mu.Lock()
 	w.conn = nil
+	w.gen++
 	w.mu.Unlock()
 }
 
 // Connection returns the connection the settings ask for, building it on
-// first use.
+// first use. Settings or a key saved while it is being built make it
+// start again from them: what it returns, and keeps, is never older than
+// the last save that finished before it returned.
 func (w *Workspace) Connection(ctx context.Context) (*Connection, error) {
-	w.mu.Lock()
-	conn := w.conn
-	w.mu.Unlock()
-	if conn != nil {
-		return conn, nil
+	for {
+		w.mu.Lock()
+		conn, gen := w.conn, w.gen
+		w.mu.Unlock()
+		if conn != nil {
+			return conn, nil
+		}
+		s, err := w.Settings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		key, _, err := w.cfg.Keys.Key()
+		if err != nil && s.Backend != BackendLocal {
+			return nil, fmt.Errorf("read the API key: %w", err)
+		}
+		conn, err = Connect(s, key, w.cfg.Local, w.log)
+		if err != nil {
+			return nil, err
+		}
+		w.mu.Lock()
+		if w.gen == gen {
+			w.conn = conn
+			w.mu.Unlock()
+			return conn, nil
+		}
+		w.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
-	s, err := w.Settings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	key, _, err := w.cfg.Keys.Key()
-	if err != nil && s.Backend != BackendLocal {
-		return nil, fmt.Errorf("read the API key: %w", err)
-	}
-	conn, err = Connect(s, key, w.cfg.Local, w.log)
-	if err != nil {
-		return nil, err
-	}
-	w.mu.Lock()
-	w.conn = conn
-	w.mu.Unlock()
-	return conn, nil
 }
 
 // settingsAndConnection returns the saved settings and the connection
@@ -274,12 +291,22 @@ func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Ca
 		Backend:    conn.Name,
 		OwnsSource: true,
 		Logger:     w.log,
+		Recognizer: w.recognizer(conn),
 	})
 	if err := c.Start(ctx); err != nil {
 		src.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// recognizer is the recogniser to load before a session on conn: the
+// local engine's, or none.
+func (w *Workspace) recognizer(conn *Connection) Recognizer {
+	if conn.Kind != BackendLocal {
+		return nil
+	}
+	return w.cfg.Recognizer
 }
 
 // TurnOptionsFor are the /v2/listen options the settings choose: the
@@ -344,6 +371,7 @@ func (w *Workspace) StartConversation(ctx context.Context, req ConversationReque
 		Tail:       req.Tail,
 		OwnsSource: true,
 		Logger:     w.log,
+		Recognizer: w.recognizer(conn),
 	})
 	if err := c.Start(ctx); err != nil {
 		src.Close()

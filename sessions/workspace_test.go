@@ -224,7 +224,7 @@ func TestWorkspaceShortLivedTokens(t *testing.T) {
 	rec := record(c, nil)
 	// The first stream is cut early, so a second handshake needs a token
 	// of its own.
-	eventually(t, 10*time.Second, "audio on the stream", func() bool {
+	eventually(t, "audio on the stream", func() bool {
 		for _, pc := range proxy.connections() {
 			for _, ch := range pc.upChunks() {
 				if strings.HasPrefix(string(ch.data), "GET "+api.PathListen) && pc.upBytes() > 16<<10 {
@@ -322,5 +322,50 @@ func TestWorkspaceKeyWithoutKeyring(t *testing.T) {
 				t.Errorf("after ForgetKey: %v", st.Source)
 			}
 		})
+	}
+}
+
+// TestWorkspaceConnectionNotStale: settings saved while the connection is
+// being built (here, from inside the local engine's start) are the ones
+// the workspace then uses and keeps.
+func TestWorkspaceConnectionNotStale(t *testing.T) {
+	db := openDB(t)
+	ctx := testContext(t, time.Minute)
+	key := randomKey(t, "stale-")
+	var w *sessions.Workspace
+	var calls atomic.Int32
+	local := func() (api.Endpoint, api.Secret, error) {
+		if calls.Add(1) == 1 {
+			s, err := w.Settings(ctx)
+			if err != nil {
+				return api.Endpoint{}, "", err
+			}
+			s.Backend = sessions.BackendHosted
+			if err := w.SaveSettings(ctx, s); err != nil {
+				return api.Endpoint{}, "", err
+			}
+		}
+		base, err := api.ParseBaseURL("http://127.0.0.1:9")
+		return api.Endpoint{Base: base}, "local", err
+	}
+	w = newWorkspace(t, db, sessions.NewKeys(&store.Memory{}, envWith(key)), local, nil)
+	s := store.DefaultSettings()
+	s.Backend = sessions.BackendLocal
+	if err := w.SaveSettings(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conn.Kind != sessions.BackendHosted {
+		t.Errorf("the connection is to %s, want the hosted service saved while it was built", conn.Kind)
+	}
+	again, err := w.Connection(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != conn || again.Kind != sessions.BackendHosted {
+		t.Errorf("the connection kept is %s, want the hosted one returned", again.Kind)
 	}
 }
