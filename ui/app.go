@@ -11,7 +11,13 @@
 // (a query to the service, the keyring, the database, a live session's
 // events) runs on a goroutine the App owns, with a context the App
 // cancels when its window closes, and its result comes back to the
-// widgets through App.onUI, the one bridge to the UI goroutine.
+// widgets through App.onUI, the one bridge to the UI goroutine. A
+// session's event channel is read by the one pump (pump.go), which hands
+// every tab its events in order, in batches, at most once per frame.
+//
+// No tab reaches into another: a tab that saved, renamed or deleted
+// something in history says so with App.historyChanged, and each history
+// list, subscribed with App.watchHistory, reads the history again.
 package ui
 
 import (
@@ -186,6 +192,10 @@ type App struct {
 	mics        []device.Device // the input devices last listed
 	micsLoading bool
 
+	// historyWatchers are the history lists, told by historyChanged
+	// when a tab saved, renamed or deleted a record.
+	historyWatchers []func(kind string)
+
 	// waiting names the parts still loading before OnReady; readyErr is
 	// the first failure among them.
 	waiting  map[string]bool
@@ -256,6 +266,11 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), app.settings.buildUI()),
 		container.NewTabItemWithIcon("Service", theme.ComputerIcon(), app.service.buildUI()),
 	)
+	app.watchHistory(func(kind string) {
+		if kind == store.KindAnalysis {
+			app.analyze.reload()
+		}
+	})
 	w.SetContent(container.NewBorder(app.header.buildUI(), nil, nil, nil, app.tabs))
 	w.SetMainMenu(app.buildMenu())
 	w.Resize(fyne.NewSize(1100, 720))
@@ -450,6 +465,23 @@ func (a *App) onUI(fn func()) {
 	})
 }
 
+// historyChanged tells every history list that records of kind (one of
+// store's Kind constants) were saved, renamed or deleted, so that the
+// lists showing that kind read the history again. A tab calls it instead
+// of reaching into another tab's list. Call it on the UI goroutine.
+func (a *App) historyChanged(kind string) {
+	for _, watch := range a.historyWatchers {
+		watch(kind)
+	}
+}
+
+// watchHistory has historyChanged call watch, on the UI goroutine, with
+// the kind of record that changed. A history list calls it once, when
+// its widgets are built.
+func (a *App) watchHistory(watch func(kind string)) {
+	a.historyWatchers = append(a.historyWatchers, watch)
+}
+
 // loaded records that part of the window has its content on screen, with
 // the error it shows, if any; once every part has, OnReady is called.
 func (a *App) loaded(part string, err error) {
@@ -515,6 +547,12 @@ func (a *App) loadMicrophones() {
 	if !started {
 		a.micsLoading = false
 	}
+}
+
+// keyChanged is called on the UI goroutine once the key was saved or
+// forgotten: the service is asked again, with the key now in force.
+func (a *App) keyChanged() {
+	a.service.onRefresh()
 }
 
 // settingsSaved is called on the UI goroutine once settings are saved,

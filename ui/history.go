@@ -94,6 +94,8 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	h.rename = widget.NewButtonWithIcon("Rename", theme.DocumentCreateIcon(), h.onRename)
 	h.del = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), h.onDelete)
 	h.updateControls()
+	// The list shows every kind: any change to history is read again.
+	h.tab.app.watchHistory(func(string) { h.reload() })
 
 	top := container.NewVBox(h.heading, h.search)
 	buttons := container.NewGridWithColumns(2, h.open, h.export, h.rename, h.del)
@@ -429,7 +431,7 @@ func (h *historyPanel) onRename() {
 		[]*widget.FormItem{widget.NewFormItem("Title", entry)},
 		func(ok bool) {
 			if ok {
-				h.renameSession(s.ID, strings.TrimSpace(entry.Text))
+				h.renameSession(s, strings.TrimSpace(entry.Text))
 			}
 		}, h.tab.app.window)
 	d.Resize(fyne.NewSize(460, d.MinSize().Height))
@@ -438,17 +440,17 @@ func (h *historyPanel) onRename() {
 }
 
 // renameSession saves a session's new title.
-func (h *historyPanel) renameSession(id int64, title string) {
+func (h *historyPanel) renameSession(s store.Session, title string) {
 	h.tab.app.goAsync(func(ctx context.Context) {
-		err := h.tab.app.ws.RenameSession(ctx, id, title)
+		err := h.tab.app.ws.RenameSession(ctx, s.ID, title)
 		h.tab.app.onUI(func() {
 			if err != nil {
 				h.tab.showError("rename a session", err)
 				return
 			}
-			h.tab.shownRenamed(id, title)
+			h.tab.shownRenamed(s.ID, title)
 			h.tab.setStatus("Renamed to “"+title+"”.", widget.MediumImportance)
-			h.reload()
+			h.tab.app.historyChanged(s.Kind)
 		})
 	})
 }
@@ -463,7 +465,7 @@ func (h *historyPanel) onDelete() {
 		fmt.Sprintf("“%s” and its transcript will be deleted. This cannot be undone.", s.Title),
 		func(ok bool) {
 			if ok {
-				h.deleteSession(s.ID, s.Title)
+				h.deleteSession(s)
 			}
 		}, h.tab.app.window)
 	d.SetConfirmText("Delete")
@@ -473,20 +475,20 @@ func (h *historyPanel) onDelete() {
 }
 
 // deleteSession removes a session from history.
-func (h *historyPanel) deleteSession(id int64, title string) {
+func (h *historyPanel) deleteSession(s store.Session) {
 	h.tab.app.goAsync(func(ctx context.Context) {
-		err := h.tab.app.ws.DeleteSession(ctx, id)
+		err := h.tab.app.ws.DeleteSession(ctx, s.ID)
 		h.tab.app.onUI(func() {
 			if err != nil {
 				h.tab.showError("delete a session", err)
 				return
 			}
-			if h.selected == id {
+			if h.selected == s.ID {
 				h.selected = 0
 			}
-			h.tab.shownDeleted(id)
-			h.tab.setStatus("Deleted “"+title+"”.", widget.MediumImportance)
-			h.reload()
+			h.tab.shownDeleted(s.ID)
+			h.tab.setStatus("Deleted “"+s.Title+"”.", widget.MediumImportance)
+			h.tab.app.historyChanged(s.Kind)
 		})
 	})
 }

@@ -294,7 +294,7 @@ func (t *settingsTab) keyChanged(ks sessions.KeyStatus, err error, saved bool) {
 	default:
 		t.setStatus("The key is forgotten.", widget.MediumImportance)
 	}
-	t.app.service.onRefresh()
+	t.app.keyChanged()
 }
 
 // setStatus shows a line in the tab's status bar.
