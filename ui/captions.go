@@ -352,12 +352,9 @@ func (c *captionsTab) startLive() {
 		}
 		ls := &liveSession{c: capt, id: capt.SessionID(), mute: mute, source: source, started: c.app.now()}
 		c.app.onUI(func() { c.liveStarted(ls) })
-		pumpLive(ctx, capt.Events(), mute, capt.SetMuted, frameInterval, func(b liveBatch, applied func()) {
-			c.app.onUI(func() {
-				c.applyLive(ls, b)
-				applied()
-			})
-		})
+		p := c.app.newPump(capt.Events(), func(b []sessions.Event) { c.applyLive(ls, b) })
+		p.mute, p.setMuted = mute, capt.SetMuted
+		p.run(ctx)
 		err = capt.Stop() // the session has ended: this returns why
 		c.app.onUI(func() { c.liveEnded(ls, err) })
 	})
@@ -384,29 +381,55 @@ func (c *captionsTab) liveStarted(ls *liveSession) {
 	c.shown = shownSession{id: ls.id, title: "Live captions"}
 	c.updateLiveInfo()
 	c.updateControls()
-	c.history.reload()
+	c.app.historyChanged(store.KindCaptions)
 }
 
-// applyLive shows one batch of a live session's events.
-func (c *captionsTab) applyLive(ls *liveSession, b liveBatch) {
-	for _, f := range b.finals {
-		c.view.addFinal(f)
-		ls.finals++
+// applyLive shows a batch of a live session's events, in order. The
+// view is committed once per batch: an interim that a later event of the
+// batch replaces is never painted, nor is any but the last level, and a
+// failure stays in the status bar over a later change of state.
+func (c *captionsTab) applyLive(ls *liveSession, batch []sessions.Event) {
+	var (
+		interim      *sessions.InterimEvent // the latest after the last final
+		clearInterim bool                   // a final replaced the interim shown
+		level        *sessions.LevelEvent
+		state        *sessions.StateEvent
+		finals       int
+	)
+	for _, ev := range batch {
+		switch e := ev.(type) {
+		case *sessions.FinalEvent:
+			c.view.addFinal(e.Caption)
+			finals++
+			interim, clearInterim = nil, true
+		case *sessions.InterimEvent:
+			interim = e
+		case *sessions.LevelEvent:
+			level = e
+		case *sessions.StateEvent:
+			if state == nil || state.State != sessions.StateFailed {
+				state = e
+			}
+		case *sessions.UtteranceEndEvent:
+			// The speaker paused: the interim shown is as final as it
+			// gets until the final itself arrives, so nothing changes.
+		}
 	}
+	ls.finals += finals
 	switch {
-	case b.interim != nil:
-		c.view.setInterim(b.interim)
-	case b.clearInterim:
+	case interim != nil:
+		c.view.setInterim(interim)
+	case clearInterim:
 		c.view.setInterim(nil)
 	}
 	c.view.commit()
-	if b.level != nil && !ls.muted {
-		c.level.SetLevel(b.level.RMS)
+	if level != nil && !ls.muted {
+		c.level.SetLevel(level.RMS)
 	}
-	if b.state != nil {
-		c.showState(*b.state)
+	if state != nil {
+		c.showState(*state)
 	}
-	if len(b.finals) > 0 {
+	if finals > 0 {
 		c.updateLiveInfo()
 	}
 }
@@ -500,7 +523,7 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 		c.setStatus(fmt.Sprintf("Stopped. %s saved.", plural(ls.finals, "caption")), widget.MediumImportance)
 	}
 	c.updateControls()
-	c.history.reload()
+	c.app.historyChanged(store.KindCaptions)
 	c.app.loaded(partAuto, err)
 }
 

@@ -53,7 +53,7 @@ type cardView struct {
 func (h *harness) turnCards() []cardView {
 	var out []cardView
 	h.ui(func() {
-		for _, c := range h.converse.cards {
+		for _, c := range h.converse.turns.cards {
 			out = append(out, cardView{c.title.Text, c.badge.Text, c.detail.Text, c.text.Text, c.turn})
 		}
 	})
@@ -80,8 +80,8 @@ func TestConversationTab(t *testing.T) {
 			t.Fatal("no Conversation tab")
 		}
 	})
-	h.waitFor(t, "the microphones to be listed", func() bool { return len(c.source.Options) == 2 })
-	h.ui(func() { c.source.SetSelected("Test recording") })
+	h.waitFor(t, "the microphones to be listed", func() bool { return len(c.source.picker.Options) == 2 })
+	h.ui(func() { c.source.picker.SetSelected("Test recording") })
 
 	// Ctrl+T starts a conversation from any tab, and brings its tab.
 	h.ui(func() { h.SelectTab("Settings") })
@@ -91,16 +91,16 @@ func TestConversationTab(t *testing.T) {
 		if got := h.tabs.Selected().Text; got != "Conversation" {
 			t.Errorf("after Ctrl+T the %s tab is open, want Conversation", got)
 		}
-		if !c.source.Disabled() || !c.openFile.Disabled() || c.endTurn.Disabled() {
+		if !c.source.picker.Disabled() || !c.source.openFile.Disabled() || c.endTurn.Disabled() {
 			t.Errorf("while live: source disabled %v, Open file disabled %v, End turn disabled %v; want true, true, false",
-				c.source.Disabled(), c.openFile.Disabled(), c.endTurn.Disabled())
+				c.source.picker.Disabled(), c.source.openFile.Disabled(), c.endTurn.Disabled())
 		}
 	})
 
 	// A card appears with the words as they are spoken, and updates.
 	var first string
 	h.waitFor(t, "the first turn's card", func() bool {
-		cards := h.converse.cards
+		cards := h.converse.turns.cards
 		if len(cards) == 0 || cards[0].badge.Text != "Speaking" || cards[0].text.Text == "…" {
 			return false
 		}
@@ -108,36 +108,36 @@ func TestConversationTab(t *testing.T) {
 		return true
 	})
 	h.assertShows(t, "Turn 1", "Speaking")
-	h.waitFor(t, "the card to update", func() bool { return c.cards[0].text.Text != first })
+	h.waitFor(t, "the card to update", func() bool { return c.turns.cards[0].text.Text != first })
 
 	// The threshold slider is applied live, and the service's answer shown.
-	h.ui(func() { c.threshold.SetValue(0.85) })
-	h.waitFor(t, "the confirmation", func() bool { return strings.HasPrefix(c.confirm.Text, "Applied: threshold 0.85, timeout 5 s") })
+	h.ui(func() { c.tuning.threshold.SetValue(0.85) })
+	h.waitFor(t, "the confirmation", func() bool { return strings.HasPrefix(c.tuning.confirm.Text, "Applied: threshold 0.85, timeout 5 s") })
 	h.ui(func() {
-		if c.thresholdV.Text != "0.85" {
-			t.Errorf("the threshold reads %q, want 0.85", c.thresholdV.Text)
+		if c.tuning.thresholdV.Text != "0.85" {
+			t.Errorf("the threshold reads %q, want 0.85", c.tuning.thresholdV.Text)
 		}
 	})
 
 	// End turn (Ctrl+D) ends the turn in progress, by hand.
 	h.press(endTurnShortcut)
 	h.waitFor(t, "the first turn to end by hand", func() bool {
-		return c.cards[0].badge.Text == "Ended" && strings.Contains(c.cards[0].detail.Text, "ended by hand")
+		return c.turns.cards[0].badge.Text == "Ended" && strings.Contains(c.turns.cards[0].detail.Text, "ended by hand")
 	})
 
 	// A change the service refuses is shown in plain words (the local
 	// engine offers no key terms); the settings in force stay.
 	h.ui(func() {
-		c.keyterms.SetText("Dashwood")
-		test.Tap(c.applyTerms)
+		c.tuning.keyterms.SetText("Dashwood")
+		test.Tap(c.tuning.applyTerms)
 	})
 	h.waitFor(t, "the refusal", func() bool {
-		return strings.HasPrefix(c.confirm.Text, "The service refused the change, so nothing changed: threshold 0.85")
+		return strings.HasPrefix(c.tuning.confirm.Text, "The service refused the change, so nothing changed: threshold 0.85")
 	})
 
 	// Later turns end at the pauses, by the model, with their latency.
 	h.waitFor(t, "the last line's turn to end", func() bool {
-		for _, card := range c.cards {
+		for _, card := range c.turns.cards {
 			if card.turn.State == sessions.TurnEnded && card.turn.End > lines[2].start+0.5 {
 				return true
 			}
@@ -164,7 +164,7 @@ func TestConversationTab(t *testing.T) {
 
 	// The timeline lists the events with their times, newest first.
 	h.ui(func() {
-		tl := c.timeline.Text
+		tl := c.timeline.label.Text
 		for _, want := range []string{"Warning · FORCE_END_TURN_NO_ACTIVE_TURN", "→ ForceEndTurn", "ConfigureSuccess", "ConfigureFailure", "→ Configure"} {
 			if !strings.Contains(tl, want) {
 				t.Errorf("the timeline lacks %q:\n%s", want, tl)
@@ -213,20 +213,20 @@ func TestConversationSettingsBeforeStart(t *testing.T) {
 	h.waitReady(t)
 	c := h.converse
 	h.ui(func() {
-		c.threshold.SetValue(0.9)
-		if c.confirm.Text != "These settings apply when the conversation starts." {
-			t.Errorf("confirmation %q", c.confirm.Text)
+		c.tuning.threshold.SetValue(0.9)
+		if c.tuning.confirm.Text != "These settings apply when the conversation starts." {
+			t.Errorf("confirmation %q", c.tuning.confirm.Text)
 		}
-		c.timeout.SetValue(sliderFromTimeout(1500))
-		c.keyterms.SetText(" Earshot, , Flux ")
+		c.tuning.timeout.SetValue(sliderFromTimeout(1500))
+		c.tuning.keyterms.SetText(" Earshot, , Flux ")
 		o := c.startOptions()
 		if o.EOTThreshold != 0.9 || o.EOTTimeoutMS != 1500 || strings.Join(o.Keyterms, "|") != "Earshot|Flux" || o.Model != api.ModelFluxGeneralEN {
 			t.Errorf("start options %+v", o)
 		}
-		c.keyterms.SetText("Earshot:2")
+		c.tuning.keyterms.SetText("Earshot:2")
 		c.onApplyKeyterms()
-		if c.confirm.Importance != widget.DangerImportance || !strings.Contains(c.confirm.Text, "weight") {
-			t.Errorf("a weighted key term is shown as %q", c.confirm.Text)
+		if c.tuning.confirm.Importance != widget.DangerImportance || !strings.Contains(c.tuning.confirm.Text, "weight") {
+			t.Errorf("a weighted key term is shown as %q", c.tuning.confirm.Text)
 		}
 		// End turn and the shortcut do nothing with no conversation.
 		if !c.endTurn.Disabled() {
@@ -244,8 +244,8 @@ func TestConversationSettingsBeforeStart(t *testing.T) {
 	})
 	h.press(raiseThresholdShortcut)
 	h.ui(func() {
-		if c.thresholdV.Text != "0.95" {
-			t.Errorf("Ctrl+] moved the threshold to %s, want 0.95", c.thresholdV.Text)
+		if c.tuning.thresholdV.Text != "0.95" {
+			t.Errorf("Ctrl+] moved the threshold to %s, want 0.95", c.tuning.thresholdV.Text)
 		}
 	})
 }
@@ -312,14 +312,14 @@ func TestTimelineFoldsUpdates(t *testing.T) {
 	up := func(turn int, conf float64) sessions.Event {
 		return &sessions.TurnInfoEvent{Event: api.EventUpdate, At: t0, Turn: sessions.Turn{Index: turn, EndOfTurnConfidence: conf}}
 	}
-	c.addTimeline(t0, &sessions.TurnInfoEvent{Event: api.EventStartOfTurn, At: t0})
-	c.addTimeline(t0, up(0, 0.1))
-	c.addTimeline(t0, up(0, 0.2))
-	c.addTimeline(t0, up(0, 0.3))
-	c.addTimeline(t0, &sessions.SentEvent{Type: api.TypeForceEndTurn, At: t0})
-	c.addTimeline(t0, up(0, 0.4))
+	c.timeline.add(t0, &sessions.TurnInfoEvent{Event: api.EventStartOfTurn, At: t0})
+	c.timeline.add(t0, up(0, 0.1))
+	c.timeline.add(t0, up(0, 0.2))
+	c.timeline.add(t0, up(0, 0.3))
+	c.timeline.add(t0, &sessions.SentEvent{Type: api.TypeForceEndTurn, At: t0})
+	c.timeline.add(t0, up(0, 0.4))
 	var got []string
-	for _, e := range c.events {
+	for _, e := range c.timeline.entries {
 		got = append(got, strings.TrimSpace(e.line))
 	}
 	want := []string{"0.00 s  Update · turn 1 · 0.40", "0.00 s  → ForceEndTurn", "0.00 s  Update ×3 · turn 1 · 0.30", "0.00 s  StartOfTurn · turn 1 · 0.00"}
@@ -327,10 +327,10 @@ func TestTimelineFoldsUpdates(t *testing.T) {
 		t.Errorf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for range 2 * timelineLen {
-		c.addTimeline(t0, &sessions.ConnectedEvent{At: t0})
+		c.timeline.add(t0, &sessions.ConnectedEvent{At: t0})
 	}
-	if len(c.events) != timelineLen {
-		t.Errorf("the timeline keeps %d lines, want %d", len(c.events), timelineLen)
+	if len(c.timeline.entries) != timelineLen {
+		t.Errorf("the timeline keeps %d lines, want %d", len(c.timeline.entries), timelineLen)
 	}
 }
 
@@ -347,8 +347,8 @@ func TestConversationFromFile(t *testing.T) {
 	h.ui(func() {
 		h.SelectTab("Conversation")
 		c.chooseFile(path)
-		if c.source.Selected != "Recording: pause.wav" {
-			t.Errorf("the source reads %q, want the recording", c.source.Selected)
+		if c.source.picker.Selected != "Recording: pause.wav" {
+			t.Errorf("the source reads %q, want the recording", c.source.picker.Selected)
 		}
 		test.Tap(c.start)
 	})
