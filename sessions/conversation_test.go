@@ -221,12 +221,25 @@ func (r *convRecorder) waitFor(t *testing.T, what string, cond func(sessions.Eve
 
 func describeEvents(evs []sessions.Event) string {
 	var b strings.Builder
-	for _, ev := range evs {
+	for i, ev := range evs {
 		switch e := ev.(type) {
 		case *sessions.TurnInfoEvent:
 			b.WriteString(string(e.Event) + "(" + string(e.Turn.State) + ") ")
 		case *sessions.StateEvent:
-			b.WriteString("state:" + e.State.String() + " ")
+			if i > 0 {
+				if p, ok := evs[i-1].(*sessions.StateEvent); ok && p.State == e.State {
+					continue // updates of the buffered audio while reconnecting
+				}
+			}
+			b.WriteString("state:" + e.State.String())
+			if e.Err != nil {
+				b.WriteString("(" + e.Err.Error() + ")")
+			}
+			b.WriteString(" ")
+		case *sessions.InterimEvent:
+			b.WriteString("interim ")
+		case *sessions.FinalEvent:
+			fmt.Fprintf(&b, "final[%.2f-%.2f]%q ", e.Caption.Start, e.Caption.End, e.Caption.Text)
 		case *sessions.LevelEvent:
 		default:
 			j, _ := json.Marshal(e)

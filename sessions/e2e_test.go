@@ -311,10 +311,10 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 	refText := captionsText(ref)
 
 	proxy := newFaultProxy(t, eng.URL.Host)
-	// Cut the first connection 4 s into the first line, the second 6 s
-	// of audio after it opens (about 11 s in: the third line).
+	// Cut the first connection 4 s into the first line, the second once
+	// it is live again and has carried 3 s of new audio.
 	const bytesPerSecond = 2 * 16000
-	proxy.setKillAfter(4*bytesPerSecond, 6*bytesPerSecond)
+	proxy.setKillAfter(4 * bytesPerSecond)
 	db := openDB(t)
 	clock := testkit.FastClock{Origin: time.Now(), Factor: 2}
 	var blockers []*api.ListenStream
@@ -340,9 +340,14 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 		if first.Buffered <= 0 || first.Err == nil {
 			t.Errorf("reconnecting with %v buffered, error %v; want audio buffered and why", first.Buffered, first.Err)
 		}
-		eventually(t, "a second connection", func() bool { return len(proxy.connections()) >= 2 })
+		rec.until(t, "live on a second connection", func([]sessions.Event) bool { return liveCount(rec) == 2 })
+		conns := proxy.connections()
+		second := conns[len(conns)-1] // the live one: the newest
+		resent := second.upBytes() // the unfinalized audio, sent again
+		eventually(t, "new audio on the second connection", func() bool { return second.upBytes() >= resent+3*bytesPerSecond })
 		proxy.hold() // the third connection waits at the proxy
-		eventually(t, "the second cut", func() bool { return proxy.held() == 1 })
+		second.close(true)
+		eventually(t, "the reconnection after the second cut", func() bool { return proxy.held() == 1 })
 		// Another client takes the engine's slots (the cut connection's
 		// once the engine has let it go), then the held handshake goes
 		// on: the engine refuses it.
@@ -369,15 +374,7 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 			b.Close()
 		}
 		blockers = nil
-		rec.until(t, "live after the refusal", func([]sessions.Event) bool {
-			live := 0
-			for _, s := range rec.states() {
-				if s.State == sessions.StateLive {
-					live++
-				}
-			}
-			return live == 3
-		})
+		rec.until(t, "live after the refusal", func([]sessions.Event) bool { return liveCount(rec) == 3 })
 		close(gate.release)
 	})
 
@@ -491,6 +488,17 @@ func runReading(t *testing.T, ctx context.Context, client *api.Client, db *store
 		t.Fatal("no finals")
 	}
 	return finals
+}
+
+// liveCount counts the times a session went live.
+func liveCount(rec *recorder) int {
+	live := 0
+	for _, s := range rec.states() {
+		if s.State == sessions.StateLive {
+			live++
+		}
+	}
+	return live
 }
 
 // gatedSource holds a source's audio from sample holdAt on until release
