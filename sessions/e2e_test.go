@@ -343,7 +343,7 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 		rec.until(t, "live on a second connection", func([]sessions.Event) bool { return liveCount(rec) == 2 })
 		conns := proxy.connections()
 		second := conns[len(conns)-1] // the live one: the newest
-		resent := second.upBytes() // the unfinalized audio, sent again
+		resent := second.upBytes()    // the unfinalized audio, sent again
 		eventually(t, "new audio on the second connection", func() bool { return second.upBytes() >= resent+3*bytesPerSecond })
 		proxy.hold() // the third connection waits at the proxy
 		second.close(true)
