@@ -190,6 +190,15 @@ type SaveFailedEvent struct {
 
 func (*SaveFailedEvent) isEvent() {}
 
+// Error says what was not saved and why: a SaveFailedEvent is also the
+// error a person is shown.
+func (e *SaveFailedEvent) Error() string {
+	return "sessions: could not save " + e.What + " to history: " + e.Err.Error()
+}
+
+// Unwrap returns why the save failed.
+func (e *SaveFailedEvent) Unwrap() error { return e.Err }
+
 // RecordHistory is the part of history every session writes its record
 // to; *store.DB implements it. Sessions ask for more (segments, answers,
 // audio) through their own interfaces.

@@ -74,6 +74,7 @@ type liveSession struct {
 	muted    bool      // as last asked for
 	stopping bool
 	finals   int
+	unsaved  int // captions history could not keep
 	source   string
 	started  time.Time
 }
@@ -394,6 +395,7 @@ func (c *captionsTab) applyLive(ls *liveSession, batch []sessions.Event) {
 		clearInterim bool                   // a final replaced the interim shown
 		level        *sessions.LevelEvent
 		state        *sessions.StateEvent
+		unsaved      *sessions.SaveFailedEvent
 		finals       int
 	)
 	for _, ev := range batch {
@@ -413,6 +415,9 @@ func (c *captionsTab) applyLive(ls *liveSession, batch []sessions.Event) {
 		case *sessions.UtteranceEndEvent:
 			// The speaker paused: the interim shown is as final as it
 			// gets until the final itself arrives, so nothing changes.
+		case *sessions.SaveFailedEvent:
+			ls.unsaved++
+			unsaved = e
 		}
 	}
 	ls.finals += finals
@@ -428,6 +433,9 @@ func (c *captionsTab) applyLive(ls *liveSession, batch []sessions.Event) {
 	}
 	if state != nil {
 		c.showState(*state)
+	}
+	if unsaved != nil {
+		c.showError("live captions: not saved", unsaved)
 	}
 	if finals > 0 {
 		c.updateLiveInfo()
@@ -474,6 +482,8 @@ func (c *captionsTab) showState(st sessions.StateEvent) {
 	switch st.State {
 	case sessions.StateConnecting:
 		c.setStatus("Connecting…", widget.MediumImportance)
+	case sessions.StateLoading:
+		c.setStatus("Loading the recogniser… (the local engine loads it for the first session)", widget.MediumImportance)
 	case sessions.StateLive:
 		c.setStatus("Live", widget.SuccessImportance)
 	case sessions.StateMuted:
@@ -520,7 +530,11 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 	if err != nil {
 		c.showError("live captions ended", err)
 	} else {
-		c.setStatus(fmt.Sprintf("Stopped. %s saved.", plural(ls.finals, "caption")), widget.MediumImportance)
+		if ls.unsaved > 0 {
+			c.setStatus(fmt.Sprintf("Stopped. %d of %s could not be saved to history.", ls.unsaved, plural(ls.finals, "caption")), widget.WarningImportance)
+		} else {
+			c.setStatus(fmt.Sprintf("Stopped. %s saved.", plural(ls.finals, "caption")), widget.MediumImportance)
+		}
 	}
 	c.updateControls()
 	c.app.historyChanged(store.KindCaptions)

@@ -259,6 +259,8 @@ func (c *conversationTab) apply(ls *convSession, batch []sessions.Event) {
 			level = e
 		case *sessions.StateEvent:
 			c.showState(e)
+		case *sessions.SaveFailedEvent:
+			c.showError("conversation: not saved", e)
 		}
 		c.timeline.add(ls.t0, ev)
 	}
@@ -270,6 +272,8 @@ func (c *conversationTab) apply(ls *convSession, batch []sessions.Event) {
 
 func (c *conversationTab) showState(e *sessions.StateEvent) {
 	switch e.State {
+	case sessions.StateLoading:
+		c.setStatus("Loading the recogniser… (the local engine loads it for the first session)", widget.MediumImportance)
 	case sessions.StateStopping:
 		c.setStatus("Stopping…", widget.MediumImportance)
 	case sessions.StateFailed:

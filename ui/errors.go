@@ -114,6 +114,14 @@ func knownWords(err error) (string, bool) {
 	case errors.Is(err, fs.ErrPermission):
 		return "Earshot is not allowed to open this file.", true
 	}
+	var sf *sessions.SaveFailedEvent
+	if errors.As(err, &sf) {
+		why := "."
+		if sf.Err != nil {
+			why = ": " + lowerFirst(plainError(sf.Err))
+		}
+		return "Could not save " + sf.What + " to history" + why + " Check the free space of the disk that holds it.", true
+	}
 	var oe *api.OptionError
 	if errors.As(err, &oe) {
 		return "The service would refuse these options: " + sentence(oe.Error()), true
@@ -171,4 +179,13 @@ func sentence(s string) string {
 		s += "."
 	}
 	return s
+}
+
+// lowerFirst lowers the first letter of s, to continue a sentence with it.
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError || !unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/earshot-app/earshot/sessions"
 )
 
 // statusError is an error that carries an HTTP status, as the api
@@ -59,6 +61,8 @@ func TestPlainError(t *testing.T) {
 		want string
 	}{
 		{"nil", nil, ""},
+		{"not saved", &sessions.SaveFailedEvent{What: "a caption", Err: fmt.Errorf("disk: %w", context.DeadlineExceeded)},
+			"Could not save a caption to history: the service did not answer in time. Check the free space of the disk that holds it."},
 		{"deadline", context.DeadlineExceeded, "The service did not answer in time."},
 		{"wrapped deadline", fmt.Errorf("list models: %w", context.DeadlineExceeded), "The service did not answer in time."},
 		{"net timeout", &url.Error{Op: "Get", URL: "http://h/", Err: timeoutError{}}, "The service did not answer in time."},
