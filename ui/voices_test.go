@@ -38,29 +38,29 @@ func TestVoicesTab(t *testing.T) {
 			t.Fatal("no Voices tab")
 		}
 	})
-	h.waitFor(t, "the voices to be listed", func() bool { return len(v.all) > 0 && v.selectedVoice() != "" })
+	h.waitFor(t, "the voices to be listed", func() bool { return len(v.controls.all) > 0 && v.controls.selectedVoice() != "" })
 
 	// Filters: Spanish narrows the list to Spanish voices.
-	h.ui(func() { v.language.SetSelected("es") })
+	h.ui(func() { v.controls.language.SetSelected("es") })
 	h.ui(func() {
-		if len(v.shown) == 0 {
+		if len(v.controls.shown) == 0 {
 			t.Fatal("no Spanish voice")
 		}
-		for _, x := range v.shown {
+		for _, x := range v.controls.shown {
 			if x.Language != "es" {
 				t.Errorf("the Spanish filter shows %s", x.Name)
 			}
 		}
 	})
-	h.ui(func() { v.language.SetSelected(anyLanguage) })
+	h.ui(func() { v.controls.language.SetSelected(anyLanguage) })
 
 	// Sliders follow the voice: a first-generation voice has a fixed
 	// speed and no expressivity; a flux voice has both.
 	pick := func(name string) {
 		h.ui(func() {
-			for i, x := range v.shown {
+			for i, x := range v.controls.shown {
 				if x.Name == name {
-					v.voice.SetSelectedIndex(i)
+					v.controls.voice.SetSelectedIndex(i)
 					return
 				}
 			}
@@ -69,40 +69,40 @@ func TestVoicesTab(t *testing.T) {
 	}
 	pick("aura-asteria-en")
 	h.ui(func() {
-		if !v.speed.Disabled() || !v.expr.Disabled() || !v.turns.Disabled() || !strings.Contains(v.speedWhy.Text, "aura-2") {
-			t.Errorf("aura-asteria-en: speed disabled %v, expressivity disabled %v, reason %q", v.speed.Disabled(), v.expr.Disabled(), v.speedWhy.Text)
+		if !v.controls.speed.Disabled() || !v.controls.expr.Disabled() || !v.controls.turns.Disabled() || !strings.Contains(v.controls.speedWhy.Text, "aura-2") {
+			t.Errorf("aura-asteria-en: speed disabled %v, expressivity disabled %v, reason %q", v.controls.speed.Disabled(), v.controls.expr.Disabled(), v.controls.speedWhy.Text)
 		}
 	})
 	pick("flux-kit-en")
 	h.ui(func() {
-		if v.speed.Disabled() || v.expr.Disabled() || v.speed.Min != 0.5 || v.speed.Max != 1.5 || v.speed.Step != 0.05 {
-			t.Errorf("flux-kit-en: speed disabled %v (%g..%g step %g), expressivity disabled %v", v.speed.Disabled(), v.speed.Min, v.speed.Max, v.speed.Step, v.expr.Disabled())
+		if v.controls.speed.Disabled() || v.controls.expr.Disabled() || v.controls.speed.Min != 0.5 || v.controls.speed.Max != 1.5 || v.controls.speed.Step != 0.05 {
+			t.Errorf("flux-kit-en: speed disabled %v (%g..%g step %g), expressivity disabled %v", v.controls.speed.Disabled(), v.controls.speed.Min, v.controls.speed.Max, v.controls.speed.Step, v.controls.expr.Disabled())
 		}
 	})
 	pick("aura-2-thalia-en")
 	h.ui(func() {
-		if v.speed.Disabled() || v.speed.Min != 0.7 || !v.expr.Disabled() {
-			t.Errorf("aura-2-thalia-en: speed disabled %v from %g, expressivity disabled %v", v.speed.Disabled(), v.speed.Min, v.expr.Disabled())
+		if v.controls.speed.Disabled() || v.controls.speed.Min != 0.7 || !v.controls.expr.Disabled() {
+			t.Errorf("aura-2-thalia-en: speed disabled %v from %g, expressivity disabled %v", v.controls.speed.Disabled(), v.controls.speed.Min, v.controls.expr.Disabled())
 		}
-		v.speed.SetValue(1.2)
-		test.Type(v.text, "Hello from the voices tab.")
+		v.controls.speed.SetValue(1.2)
+		test.Type(v.controls.text, "Hello from the voices tab.")
 	})
 
 	// Play with Ctrl+Enter: the waveform fills, the time to first audio
 	// shows, the synthesis lands in history, the settings keep the voice.
 	h.press(playShortcut)
 	h.waitFor(t, "the synthesis to end", func() bool {
-		return !v.busy() && len(v.kept) == 1 && strings.HasPrefix(v.status.Text, "Spoke")
+		return !v.busy() && len(v.run.kept) == 1 && strings.HasPrefix(v.status.Text, "Spoke")
 	})
 	h.ui(func() {
-		if v.wave.samples != len(v.kept[0].pcm) || v.wave.Duration() <= 0 {
-			t.Errorf("the waveform holds %d samples of %d", v.wave.samples, len(v.kept[0].pcm))
+		if v.run.wave.samples != len(v.run.kept[0].pcm) || v.run.wave.Duration() <= 0 {
+			t.Errorf("the waveform holds %d samples of %d", v.run.wave.samples, len(v.run.kept[0].pcm))
 		}
-		if !strings.Contains(v.metrics.Text, "Time to first audio: ") || !strings.Contains(v.metrics.Text, "playback started") {
-			t.Errorf("metrics %q", v.metrics.Text)
+		if !strings.Contains(v.run.metrics.Text, "Time to first audio: ") || !strings.Contains(v.run.metrics.Text, "playback started") {
+			t.Errorf("metrics %q", v.run.metrics.Text)
 		}
 	})
-	h.waitFor(t, "the history", func() bool { return len(v.history) == 1 })
+	h.waitFor(t, "the history", func() bool { return len(v.past.items) == 1 })
 	saved, err := h.db.LoadSettings(t.Context())
 	if err != nil || saved.Voice != "aura-2-thalia-en" || saved.SpeakSpeed != 1.2 {
 		t.Errorf("settings saved %q at %v (%v)", saved.Voice, saved.SpeakSpeed, err)
@@ -111,7 +111,7 @@ func TestVoicesTab(t *testing.T) {
 	// Save as: choose flac, then the real file dialog; the file decodes.
 	dir := t.TempDir()
 	h.startFileDialogsIn(dir)
-	h.ui(func() { v.format.SetSelected("flac") })
+	h.ui(func() { v.save.format.SetSelected("flac") })
 	h.press(saveShortcut)
 	path := filepath.Join(dir, "hello.flac")
 	saveThroughDialog(t, h, "hello.flac", ".flac")
@@ -127,14 +127,14 @@ func TestVoicesTab(t *testing.T) {
 
 	// Stop (Esc) cuts a long text short.
 	h.ui(func() {
-		v.text.SetText(strings.Repeat("This text goes on for a long while so that there is time to stop it. ", 6))
+		v.controls.text.SetText(strings.Repeat("This text goes on for a long while so that there is time to stop it. ", 6))
 	})
 	h.press(playShortcut)
-	h.waitFor(t, "audio", func() bool { return v.wave.samples > 0 })
+	h.waitFor(t, "audio", func() bool { return v.run.wave.samples > 0 })
 	h.press(stopShortcut)
 	h.waitFor(t, "the stop", func() bool { return !v.busy() && strings.HasPrefix(v.status.Text, "Stopped") })
 	h.ui(func() {
-		if l := v.turnLabels[0]; l == nil || !strings.Contains(l.Text, "interrupted") {
+		if l := v.run.turnLabels[0]; l == nil || !strings.Contains(l.Text, "interrupted") {
 			t.Errorf("the turn does not show the interruption: %v", l)
 		}
 	})
