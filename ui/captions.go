@@ -74,7 +74,8 @@ type liveSession struct {
 	muted    bool      // as last asked for
 	stopping bool
 	finals   int
-	unsaved  int // captions history could not keep
+	unsaved  int                  // captions history could not keep
+	level    *sessions.LevelEvent // the latest the session reported; the meter shows it unless muted
 	source   string
 	started  time.Time
 }
@@ -428,8 +429,11 @@ func (c *captionsTab) applyLive(ls *liveSession, batch []sessions.Event) {
 		c.view.setInterim(nil)
 	}
 	c.view.commit()
-	if level != nil && !ls.muted {
-		c.level.SetLevel(level.RMS)
+	if level != nil {
+		ls.level = level
+		if !ls.muted {
+			c.level.SetLevel(level.RMS)
+		}
 	}
 	if state != nil {
 		c.showState(*state)
