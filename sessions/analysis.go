@@ -378,9 +378,9 @@ func (s *AnalysisSession) run(ctx context.Context, req api.ReadRequest, opts api
 // Wait reads the events of a started session until the channel closes,
 // handing each phase to progress (which may be nil), and returns the
 // result, or why the session failed. When the analysis could not be
-// saved to history, Wait returns the result with an error saying so. It
-// is the synchronous form of the session, for callers that have nothing
-// else to show.
+// saved to history, Wait returns the result with the *SaveFailedEvent as
+// its error. It is the synchronous form of the session, for callers that
+// have nothing else to show.
 func (s *AnalysisSession) Wait(progress func(AnalysisPhase)) (*AnalysisResult, error) {
 	var (
 		res     *AnalysisResult
@@ -394,7 +394,7 @@ func (s *AnalysisSession) Wait(progress func(AnalysisPhase)) (*AnalysisResult, e
 			}
 		case *SaveFailedEvent:
 			if unsaved == nil {
-				unsaved = ev.asError()
+				unsaved = ev
 			}
 		case *AnalysisDoneEvent:
 			res = ev.Result

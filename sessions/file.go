@@ -194,9 +194,9 @@ func (s *FileTranscriptionSession) run(ctx context.Context, file io.Reader, tota
 // Wait reads the events of a started session until the channel closes,
 // handing each progress report to progress (which may be nil), and
 // returns the result, or why the session failed. When the transcript
-// could not be saved to history, Wait returns the result with an error
-// saying so. It is the synchronous form of the session, for callers that
-// have nothing else to show.
+// could not be saved to history, Wait returns the result with the
+// *SaveFailedEvent as its error. It is the synchronous form of the
+// session, for callers that have nothing else to show.
 func (s *FileTranscriptionSession) Wait(progress func(Progress)) (*FileResult, error) {
 	var (
 		res     *FileResult
@@ -210,7 +210,7 @@ func (s *FileTranscriptionSession) Wait(progress func(Progress)) (*FileResult, e
 			}
 		case *SaveFailedEvent:
 			if unsaved == nil {
-				unsaved = ev.asError()
+				unsaved = ev
 			}
 		case *FileDoneEvent:
 			res = ev.Result
@@ -263,12 +263,6 @@ func finishSaved(rec *record, saved bool, duration float64) {
 		return
 	}
 	rec.finish(store.StatusFailed, duration, rec.failed)
-}
-
-// asError words a failed save for a caller that gets an error, not
-// events.
-func (e *SaveFailedEvent) asError() error {
-	return fmt.Errorf("%s was not saved to history: %w", e.What, e.Err)
 }
 
 // contentTypeOf guesses a MIME type from a file's extension; the service

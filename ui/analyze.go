@@ -386,7 +386,7 @@ func (t *analyzeTab) done(job *analysisJob, name string, end analysisEnd) {
 	done := sentence("Analysed " + res.Title)
 	if u := end.unsaved; u != nil {
 		t.app.log.Warn("save an analysis", "what", u.What, "err", u.Err)
-		t.setStatus(done+" "+notSavedWords(u), widget.WarningImportance)
+		t.setStatus(done+" "+plainError(u), widget.WarningImportance)
 		return
 	}
 	t.setStatus(done, widget.SuccessImportance)

@@ -35,7 +35,7 @@ func TestAnalyzeTab(t *testing.T) {
 		a.input.SetText(teamUpdate)
 	})
 	h.press(analyzeShortcut)
-	h.waitFor(t, "the analysis", func() bool { return a.job == nil && a.shown != nil })
+	h.waitForEngine(t, "the analysis", func() bool { return a.job == nil && a.shown != nil })
 	res := a.shown
 	h.ui(func() {
 		if a.panel.summary.Text == "" || a.panel.summaryBox.Hidden {
@@ -157,7 +157,7 @@ func TestFileIntelligence(t *testing.T) {
 	}
 	path := writeWAV(t, "reading.wav", recording(t, reader1, reader2))
 	h.ui(func() { h.captions.transcribeFile(path) })
-	h.waitFor(t, "the intelligence", func() bool { return h.captions.file == nil && h.fileIntel.shown() })
+	h.waitForEngine(t, "the intelligence", func() bool { return h.captions.file == nil && h.fileIntel.shown() })
 	h.ui(func() {
 		p := h.fileIntel.panel
 		if len(p.plot.segs) == 0 {
@@ -205,10 +205,12 @@ func (h *harness) analyzeStatus() string {
 func TestAnalysisNotSaved(t *testing.T) {
 	h := newHarness(t, &fakeService{answer: answers(result{info: localInfo})}, Options{})
 	a := h.analyze
+	// What the window shows once it has loaded would replace the status.
+	_ = h.waitReady(t)
 	res := &sessions.AnalysisResult{Title: "Notes", Text: "Hello there.", Response: &api.ReadResponse{}}
 	unsaved := &sessions.SaveFailedEvent{What: "the analysis", Err: errors.New("disk full")}
 	h.ui(func() { a.done(&analysisJob{}, "the text", analysisEnd{res: res, unsaved: unsaved}) })
-	want := "Analysed Notes. The analysis was not saved to history. Something went wrong: Disk full."
+	want := "Analysed Notes. Could not save the analysis to history: something went wrong: Disk full. Check the free space of the disk that holds it."
 	if got := h.analyzeStatus(); got != want {
 		t.Errorf("status %q, want %q", got, want)
 	}

@@ -226,17 +226,10 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, end fileEn
 	done := fmt.Sprintf("Transcribed %s: %s.", job.name, plural(len(caps), "caption"))
 	if u := end.unsaved; u != nil {
 		c.app.log.Warn("save a file transcription", "what", u.What, "err", u.Err)
-		c.setStatus(done+" "+notSavedWords(u), widget.WarningImportance)
+		c.setStatus(done+" "+plainError(u), widget.WarningImportance)
 		return
 	}
 	c.setStatus(done, widget.SuccessImportance)
-}
-
-// notSavedWords says that what a SaveFailedEvent names was not kept in
-// history, and why, in plain words: shown beside the result, which the
-// person still has.
-func notSavedWords(e *sessions.SaveFailedEvent) string {
-	return sentence(e.What+" was not saved to history") + " " + plainError(e.Err)
 }
 
 // progressRelay brings a file transcription's progress to the UI

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -58,7 +59,7 @@ func TestFileTranscription(t *testing.T) {
 				c.fileRow.Visible(), c.openFile.Disabled(), c.start.Disabled())
 		}
 	})
-	h.waitFor(t, "the transcript", func() bool { return c.file == nil && c.shown.id != 0 })
+	h.waitForEngine(t, "the transcript", func() bool { return c.file == nil && c.shown.id != 0 })
 	h.ui(func() { h.observe = nil })
 	for i := 1; i < len(fractions); i++ {
 		if fractions[i] < fractions[i-1] {
@@ -237,6 +238,9 @@ func TestFileCancel(t *testing.T) {
 func TestFileNotSaved(t *testing.T) {
 	h := newHarness(t, &fakeService{answer: answers(result{info: localInfo})}, Options{})
 	c := h.captions
+	// What the window shows once it has loaded would replace the status.
+	_ = h.waitReady(t)
+	h.waitFor(t, "the microphones listed", func() bool { return !h.micsLoading })
 	resp := &api.ListenResponse{Results: api.ListenResults{Channels: []api.ResultChannel{{Alternatives: []api.Alternative{{
 		Transcript: "hello there",
 		Words:      []api.Word{{Word: "hello", PunctuatedWord: "Hello", End: 0.5}, {Word: "there", PunctuatedWord: "there.", Start: 0.5, End: 1}},
@@ -246,7 +250,7 @@ func TestFileNotSaved(t *testing.T) {
 		unsaved: &sessions.SaveFailedEvent{What: "the transcript", Err: errors.New("disk full")},
 	}
 	h.ui(func() { c.fileDone(&fileJob{name: "talk.wav"}, store.DefaultSettings(), end) })
-	want := "Transcribed talk.wav: 1 caption. The transcript was not saved to history. Something went wrong: Disk full."
+	want := "Transcribed talk.wav: 1 caption. Could not save the transcript to history: something went wrong: Disk full. Check the free space of the disk that holds it."
 	if got := h.statusText(); got != want {
 		t.Errorf("status %q, want %q", got, want)
 	}
@@ -255,4 +259,27 @@ func TestFileNotSaved(t *testing.T) {
 			t.Errorf("shown session %d, importance %v", c.shown.id, c.status.Importance)
 		}
 	})
+}
+
+// enginePatience bounds a wait for the local engine's own work (a file
+// transcribed, a document analysed), which runs on real time: about 15 s
+// for the test recordings alone, several times that on a loaded 2-core
+// machine under -race, where the 30 s of waitFor is not enough margin.
+const enginePatience = 2 * time.Minute
+
+// waitForEngine is waitFor with enginePatience.
+func (h *harness) waitForEngine(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(enginePatience)
+	for {
+		ok := false
+		h.ui(func() { ok = cond() })
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s; window:\n%s", enginePatience, what, h.screen())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
