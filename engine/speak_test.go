@@ -1004,34 +1004,6 @@ func TestSpeakStreamsCount(t *testing.T) {
 	<-done
 }
 
-func TestSentenceCut(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		text string
-		want int
-	}{
-		{"", 0},
-		{"Hello", 0},
-		{"Hello.", 0},
-		{"Hello. ", 7},
-		{"Hello. World", 7},
-		{"Hello.  World. And", 15},
-		{"Dr. Smith is here", 0},
-		{"J. R. Smith wrote. More", 19},
-		{`He said "stop." Then`, 16},
-		{"Really?! Yes", 9},
-		{"3.14 is pi", 0},
-		{"e.g. this", 0},
-		{"Ça va? Oui", 8},
-	} {
-		t.Run(tc.text, func(t *testing.T) {
-			if got := sentenceCut(tc.text); got != tc.want {
-				t.Errorf("sentenceCut(%q) = %d (%q), want %d", tc.text, got, tc.text[:got], tc.want)
-			}
-		})
-	}
-}
-
 func TestStreamFormat(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -11,13 +11,13 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/tts"
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 // Warning codes of /v2/speak beyond those api names.
@@ -241,7 +241,7 @@ func (s *speechStream) commit(t *speechTurn, final bool) {
 	rest := t.text[t.committed:]
 	cut := len(rest)
 	if !final {
-		cut = sentenceCut(rest)
+		cut = textseg.Complete(rest)
 		if cut == 0 {
 			return
 		}
@@ -370,66 +370,4 @@ func newSpeechID() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
 	return "dg_sp_" + hex.EncodeToString(b)
-}
-
-// sentenceCut returns where the complete sentences of text end: after the
-// white space that follows the last sentence end (., ! or ?, and any
-// closing quotes or brackets) that is followed by white space, or 0 when
-// no sentence is complete yet. A period after an abbreviation or an
-// initial ("Dr.", "J.") ends no sentence. Text that is still arriving is
-// never cut inside a word.
-func sentenceCut(text string) int {
-	cut := 0
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-		if r != '.' && r != '!' && r != '?' {
-			continue
-		}
-		end := i
-		for end < len(text) && strings.ContainsRune(`"')]}”’»`, rune(text[end])) {
-			end++
-		}
-		if end >= len(text) {
-			break
-		}
-		r2, _ := utf8.DecodeRuneInString(text[end:])
-		if !unicode.IsSpace(r2) {
-			continue
-		}
-		if r == '.' && isAbbreviation(lastWord(text[:i-1])) {
-			continue
-		}
-		for end < len(text) {
-			r3, n := utf8.DecodeRuneInString(text[end:])
-			if !unicode.IsSpace(r3) {
-				break
-			}
-			end += n
-		}
-		cut = end
-		i = end
-	}
-	return cut
-}
-
-// lastWord returns the word text ends with.
-func lastWord(text string) string {
-	i := strings.LastIndexFunc(text, unicode.IsSpace)
-	return text[i+1:]
-}
-
-// abbreviations end with a period that ends no sentence.
-var abbreviations = map[string]bool{
-	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true, "sr": true, "jr": true,
-	"vs": true, "etc": true, "e.g": true, "i.e": true, "no": true, "mt": true, "approx": true, "inc": true,
-}
-
-func isAbbreviation(w string) bool {
-	w = strings.TrimLeft(w, `"'([{“‘«`)
-	if utf8.RuneCountInString(w) == 1 {
-		r, _ := utf8.DecodeRuneInString(w)
-		return unicode.IsUpper(r) // an initial
-	}
-	return abbreviations[strings.ToLower(w)]
 }

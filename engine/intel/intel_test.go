@@ -188,7 +188,7 @@ func TestSplitSentences(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			if got := splitSentences(strings.Fields(tt.text)); len(got) != tt.want {
+			if got := newDoc(tt.text).sents; len(got) != tt.want {
 				t.Errorf("got %d sentences %v, want %d", len(got), got, tt.want)
 			}
 		})

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 // maxSentenceWords bounds a sentence: unpunctuated text (a transcript without
@@ -24,13 +26,44 @@ type doc struct {
 }
 
 func newDoc(text string) *doc {
-	d := &doc{words: strings.Fields(text)}
+	d := &doc{}
+	d.words, d.sents = splitText(text)
 	d.lower = make([]string, len(d.words))
 	for i, w := range d.words {
 		d.lower[i] = normWord(w)
 	}
-	d.sents = splitSentences(d.words)
 	return d
+}
+
+// splitText returns the words of text, as strings.Fields, and its
+// sentences as textseg finds them, in word indices: a word is in the
+// sentence it starts in, and a run-on sentence is cut every
+// maxSentenceWords words.
+func splitText(text string) ([]string, []span) {
+	words := strings.Fields(text)
+	// Each word starts at the first byte after the word before that is
+	// not white space.
+	starts := make([]int, len(words))
+	pos := 0
+	for i, w := range words {
+		pos += strings.IndexFunc(text[pos:], func(r rune) bool { return !unicode.IsSpace(r) })
+		starts[i] = pos
+		pos += len(w)
+	}
+	var sents []span
+	w := 0
+	for _, s := range textseg.Sentences(text) {
+		// A sentence that starts inside a word (after a CJK full stop)
+		// has no word of its own: it goes with the one that word is in.
+		first := w
+		for w < len(words) && starts[w] < s.End {
+			w++
+		}
+		for a := first; a < w; a += maxSentenceWords {
+			sents = append(sents, span{a, min(a+maxSentenceWords, w) - 1})
+		}
+	}
+	return words, sents
 }
 
 // segment turns a span into the exported Segment.
@@ -47,66 +80,6 @@ func normWord(w string) string {
 	w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	w = strings.ReplaceAll(w, "’", "'")
 	return strings.ToLower(w)
-}
-
-// abbreviations end in a full stop without ending a sentence.
-var abbreviations = map[string]bool{
-	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true, "jr": true, "sr": true,
-	"vs": true, "etc": true, "e.g": true, "i.e": true, "inc": true, "ltd": true, "co": true, "corp": true,
-	"u.s": true, "u.k": true, "gen": true, "gov": true, "sen": true, "rep": true, "rev": true, "mt": true,
-	"jan": true, "feb": true, "mar": true, "apr": true, "aug": true, "sept": true, "sep": true,
-	"oct": true, "nov": true, "dec": true, "no": true, "approx": true, "dept": true, "est": true,
-	"fig": true, "a.m": true, "p.m": true,
-}
-
-// endsSentence reports whether word w, followed by next ("" at the end),
-// closes a sentence.
-func endsSentence(w, next string) bool {
-	core := strings.TrimRight(w, `"'”’)]}»`)
-	if core == "" {
-		return false
-	}
-	last, _ := utf8.DecodeLastRuneInString(core)
-	switch last {
-	case '!', '?', '…':
-		return true
-	case '.':
-	default:
-		return false
-	}
-	if next == "" {
-		return true
-	}
-	stem := strings.ToLower(strings.TrimLeft(strings.TrimRight(core, "."), `"'“‘([{«`))
-	if abbreviations[stem] {
-		return false
-	}
-	// A single letter with a stop is an initial ("J. Smith"), unless the
-	// text is a list of them.
-	if utf8.RuneCountInString(stem) == 1 && unicode.IsUpper([]rune(core)[0]) {
-		return false
-	}
-	// "3.5" never reaches here (no trailing stop); "etc. and" does.
-	first, _ := utf8.DecodeRuneInString(strings.TrimLeft(next, `"'“‘([{«`))
-	return !unicode.IsLower(first)
-}
-
-// splitSentences splits words into sentences on end punctuation, and cuts
-// run-on stretches at maxSentenceWords.
-func splitSentences(words []string) []span {
-	var out []span
-	start := 0
-	for i, w := range words {
-		next := ""
-		if i+1 < len(words) {
-			next = words[i+1]
-		}
-		if endsSentence(w, next) || i-start+1 >= maxSentenceWords || i == len(words)-1 {
-			out = append(out, span{start, i})
-			start = i + 1
-		}
-	}
-	return out
 }
 
 // isContent reports whether a normalised word carries meaning: not a stop

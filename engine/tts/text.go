@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 // StripMarkup removes markup such as SSML from text: tags (<speak>,
@@ -154,119 +156,46 @@ func digitValue(d rune) int {
 	return -1
 }
 
-// Boundary says how a piece of text ends, which decides the pause after it.
-type Boundary int
+// Boundary says how a piece of text ends, which decides the pause after it:
+// SentenceEnd (., !, ?, a blank line), ClauseEnd (a comma, semicolon,
+// colon or dash inside a sentence) or WordEnd (a long run of words
+// without punctuation cut between two words).
+type Boundary = textseg.Boundary
 
 // Piece boundaries.
 const (
-	// SentenceEnd: the piece ends a sentence (., !, ?, a blank line).
-	SentenceEnd Boundary = iota + 1
-	// ClauseEnd: the piece ends at a comma, semicolon, colon or dash
-	// inside a sentence.
-	ClauseEnd
-	// WordEnd: a long run of words without punctuation was cut between
-	// two words.
-	WordEnd
+	SentenceEnd = textseg.SentenceEnd
+	ClauseEnd   = textseg.ClauseEnd
+	WordEnd     = textseg.WordEnd
 )
 
-// Piece is a span of a text synthesised as one library utterance.
-type Piece struct {
-	// Start and End are byte offsets: the piece is text[Start:End], with
-	// no surrounding white space.
-	Start, End int
-	// Boundary is how the piece ends.
-	Boundary Boundary
-}
+// Piece is a span of a text synthesised as one library utterance:
+// text[Start:End], with no surrounding white space, and how it ends.
+type Piece = textseg.Piece
 
 // span is a word: text[start:end], white space excluded.
 type span struct{ start, end int }
 
-// words returns the white-space separated words of text. A full stop,
-// exclamation or question mark of the CJK scripts, which are written
-// without spaces, also ends a word, so that such texts split into
-// sentences.
+// words returns the words of text as textseg cuts them: separated by white
+// space, and after a full stop, exclamation or question mark of the CJK
+// scripts, which are written without spaces.
 func words(text string) []span {
-	var ws []span
-	start := -1
-	for i, r := range text {
-		switch {
-		case unicode.IsSpace(r):
-			if start >= 0 {
-				ws = append(ws, span{start, i})
-				start = -1
-			}
-		case r == '。' || r == '！' || r == '？':
-			if start < 0 {
-				start = i
-			}
-			ws = append(ws, span{start, i + utf8.RuneLen(r)})
-			start = -1
-		case start < 0:
-			start = i
-		}
+	ws := textseg.Words(text)
+	out := make([]span, len(ws))
+	for i, w := range ws {
+		out[i] = span{w.Start, w.End}
 	}
-	if start >= 0 {
-		ws = append(ws, span{start, len(text)})
-	}
-	return ws
-}
-
-// abbreviations end with a period that does not end a sentence.
-var abbreviations = map[string]bool{
-	"mr.": true, "mrs.": true, "ms.": true, "dr.": true, "prof.": true, "st.": true,
-	"sr.": true, "jr.": true, "vs.": true, "etc.": true, "e.g.": true, "i.e.": true,
-	"no.": true, "mt.": true, "inc.": true, "ltd.": true, "co.": true, "approx.": true,
-	"sra.": true, "sr": true, "hr.": true, "nr.": true, "z.b.": true, "bzw.": true, "usw.": true,
-}
-
-// endsSentence reports whether word w (followed by next, or the end when
-// next is empty) ends a sentence.
-func endsSentence(w, next string) bool {
-	w = strings.TrimRight(w, "\"'”’)]»")
-	if w == "" {
-		return false
-	}
-	r, _ := utf8.DecodeLastRuneInString(w)
-	switch r {
-	case '!', '?', '…', '。', '！', '？':
-		return true
-	case '.':
-	default:
-		return false
-	}
-	if abbreviations[strings.ToLower(w)] {
-		return false
-	}
-	// A single capital initial ("J. Smith") does not end a sentence.
-	if body := strings.TrimSuffix(w, "."); utf8.RuneCountInString(body) == 1 && unicode.IsUpper([]rune(body)[0]) {
-		return false
-	}
-	if next != "" {
-		// A lower-case continuation means the period was not final.
-		r, _ := utf8.DecodeRuneInString(strings.TrimLeft(next, "\"'“‘(["))
-		if unicode.IsLower(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// endsClause reports whether word w ends a clause inside a sentence.
-func endsClause(w string) bool {
-	w = strings.TrimRight(w, "\"'”’)]»")
-	r, _ := utf8.DecodeLastRuneInString(w)
-	switch r {
-	case ',', ';', ':', '—', '–', '、', '，', '；', '：':
-		return true
-	}
-	return w == "-" || w == "--"
+	return out
 }
 
 // Splitting limits, in words. The first piece is short so that its audio
-// starts quickly; later pieces are synthesised while earlier ones play.
-const (
-	firstPieceWords = 6
-	pieceWords      = 24
+// starts quickly; later pieces are synthesised while earlier ones play. A
+// sentence a third over the limit stays whole, as a little long is better
+// than a dangling fragment, and a clause end up to half the limit past it
+// is taken rather than a cut between words.
+var (
+	firstPiece = textseg.Limit{Max: 6, Whole: 8, Reach: 9, Words: true}
+	piece      = textseg.Limit{Max: 24, Whole: 32, Reach: 36, Words: true}
 )
 
 // Split cuts text into the pieces Synthesize speaks one after the other:
@@ -275,64 +204,7 @@ const (
 // is kept short (about six words) so that audio starts fast. Every word of
 // the text is in exactly one piece, in order.
 func Split(text string) []Piece {
-	ws := words(text)
-	if len(ws) == 0 {
-		return nil
-	}
-	// Sentences first.
-	var pieces []Piece
-	first := 0
-	for i, w := range ws {
-		next := ""
-		if i+1 < len(ws) {
-			next = text[ws[i+1].start:ws[i+1].end]
-		}
-		blank := i+1 < len(ws) && strings.Count(text[w.end:ws[i+1].start], "\n") >= 2
-		if i+1 == len(ws) || blank || endsSentence(text[w.start:w.end], next) {
-			pieces = appendSentence(pieces, text, ws[first:i+1], len(pieces) == 0)
-			first = i + 1
-		}
-	}
-	return pieces
-}
-
-// appendSentence appends one sentence, cut at clause boundaries when it is
-// longer than the piece limit.
-func appendSentence(pieces []Piece, text string, ws []span, isFirst bool) []Piece {
-	for len(ws) > 0 {
-		limit := pieceWords
-		if isFirst && len(pieces) == 0 {
-			limit = firstPieceWords
-		}
-		if len(ws) <= limit+limit/3 {
-			// Short enough; a little over the limit is better than a
-			// dangling fragment.
-			return append(pieces, Piece{ws[0].start, ws[len(ws)-1].end, SentenceEnd})
-		}
-		cut, b := 0, WordEnd
-		for i := min(limit, len(ws)) - 1; i >= 0; i-- {
-			if endsClause(text[ws[i].start:ws[i].end]) {
-				cut, b = i+1, ClauseEnd
-				break
-			}
-		}
-		if cut == 0 {
-			// Look a little further for a clause end before cutting
-			// between words.
-			for i := limit; i < min(len(ws)-1, limit+limit/2); i++ {
-				if endsClause(text[ws[i].start:ws[i].end]) {
-					cut, b = i+1, ClauseEnd
-					break
-				}
-			}
-		}
-		if cut == 0 {
-			cut = limit
-		}
-		pieces = append(pieces, Piece{ws[0].start, ws[cut-1].end, b})
-		ws = ws[cut:]
-	}
-	return pieces
+	return textseg.Split(text, firstPiece, piece)
 }
 
 // sanitize returns text with every byte that a C library must not see (NUL,

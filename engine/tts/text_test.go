@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 func TestStripMarkup(t *testing.T) {
@@ -95,7 +97,7 @@ func TestSplitBoundaries(t *testing.T) {
 	for _, p := range ps {
 		if p.Boundary == ClauseEnd {
 			clauses++
-			if !endsClause(text[p.Start:p.End]) {
+			if !textseg.EndsClause(text[p.Start:p.End]) {
 				t.Errorf("clause piece %q does not end at a clause mark", text[p.Start:p.End])
 			}
 		}
@@ -158,14 +160,15 @@ func FuzzStripMarkup(f *testing.F) {
 }
 
 // TestDependencies fences the package: it sits at the bottom of the engine
-// and imports only the standard library.
+// and imports only the standard library and textseg (which imports only
+// the standard library).
 func TestDependencies(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if strings.Contains(dep, ".") && dep != "github.com/earshot-app/earshot/engine/tts" {
+		if strings.Contains(dep, ".") && dep != "github.com/earshot-app/earshot/engine/tts" && dep != "github.com/earshot-app/earshot/internal/textseg" {
 			t.Errorf("imports %s; only the standard library is allowed", dep)
 		}
 	}
