@@ -8,10 +8,10 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/textseg"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -240,96 +240,48 @@ func (r SynthesisRequest) Check() error {
 // per paragraph (blank lines between), or, when there is one paragraph,
 // one per sentence. Turns are trimmed and never empty.
 func SplitTurns(text string) []string {
-	var paras []string
-	for p := range strings.SplitSeq(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
-		if p = strings.Join(strings.Fields(p), " "); p != "" {
-			paras = append(paras, p)
-		}
-	}
+	paras := textseg.Paragraphs(text)
 	if len(paras) == 1 {
-		return SplitSentences(paras[0])
+		return SplitSentences(text)
 	}
-	return paras
-}
-
-// SplitSentences splits text after each ".", "!", "?" or "…" (with any
-// closing quotes or brackets) that white space follows. Sentences are
-// trimmed and never empty; joined with single spaces they give the text
-// with its white space folded.
-func SplitSentences(text string) []string {
 	var out []string
-	add := func(s string) {
-		if s = strings.Join(strings.Fields(s), " "); s != "" {
-			out = append(out, s)
-		}
+	for _, p := range paras {
+		out = append(out, strings.Join(strings.Fields(text[p.Start:p.End]), " "))
 	}
-	start := 0
-	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		i += n
-		if !strings.ContainsRune(".!?…", r) {
-			continue
-		}
-		j := i
-		for j < len(text) {
-			c, m := utf8.DecodeRuneInString(text[j:])
-			if !strings.ContainsRune(`"'”’)]»`, c) {
-				break
-			}
-			j += m
-		}
-		if j < len(text) {
-			c, _ := utf8.DecodeRuneInString(text[j:])
-			if !unicode.IsSpace(c) {
-				continue
-			}
-		}
-		add(text[start:j])
-		start, i = j, j
-	}
-	add(text[start:])
 	return out
 }
 
-// chunkText splits text into pieces of at most max characters, at
-// sentence ends where it can, else at spaces, else anywhere. Joined, the
-// pieces give the text with its white space folded.
-func chunkText(text string, max int) []string {
-	var out []string
-	cur := ""
-	flush := func() {
-		if cur != "" {
-			out = append(out, cur)
-			cur = ""
-		}
-	}
-	add := func(piece string) {
-		switch {
-		case cur == "":
-			cur = piece
-		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(piece) <= max:
-			cur += " " + piece
-		default:
-			flush()
-			cur = piece
-		}
-	}
-	for _, s := range SplitSentences(text) {
-		if utf8.RuneCountInString(s) <= max {
-			add(s)
+// SplitSentences splits text into its sentences, as textseg finds them
+// (abbreviations, initials and decimals end none). Sentences are trimmed,
+// never empty and have their white space folded; joined with single
+// spaces they give the text with its white space folded.
+func SplitSentences(text string) []string {
+	var spans []textseg.Span
+	for _, s := range textseg.Sentences(text) {
+		if n := len(spans); n > 0 && spans[n-1].End == s.Start {
+			// No white space between (after a CJK full stop): joined
+			// with a space, the two would gain one.
+			spans[n-1].End = s.End
 			continue
 		}
-		for _, w := range strings.Fields(s) {
-			for utf8.RuneCountInString(w) > max {
-				r := []rune(w)
-				flush()
-				out = append(out, string(r[:max]))
-				w = string(r[max:])
-			}
-			add(w)
-		}
+		spans = append(spans, s)
 	}
-	flush()
+	var out []string
+	for _, s := range spans {
+		out = append(out, strings.Join(strings.Fields(text[s.Start:s.End]), " "))
+	}
+	return out
+}
+
+// chunkText splits text into pieces of at most max characters, as many
+// whole sentences to a piece as fit, a longer sentence cut at clause ends,
+// else at spaces, else anywhere. Joined, the pieces give the text with its
+// white space folded.
+func chunkText(text string, max int) []string {
+	var out []string
+	for _, c := range textseg.Chunks(text, max) {
+		out = append(out, strings.Join(strings.Fields(text[c.Start:c.End]), " "))
+	}
 	return out
 }
 
