@@ -68,12 +68,34 @@ func ParseAuthorization(h string) (scheme, credential string, ok bool) {
 		return "", "", false
 	}
 	switch {
-	case strings.EqualFold(name, SchemeToken):
+	case asciiEqualFold(name, SchemeToken):
 		return SchemeToken, cred, true
-	case strings.EqualFold(name, SchemeBearer):
+	case asciiEqualFold(name, SchemeBearer):
 		return SchemeBearer, cred, true
 	}
 	return "", "", false
+}
+
+// asciiEqualFold reports whether s and t are equal but for the case of
+// ASCII letters. An auth scheme is an ASCII token: strings.EqualFold would
+// also take the Kelvin sign for a k.
+func asciiEqualFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := range len(s) {
+		a, b := s[i], t[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
 }
 
 // Grant is a short-lived token minted by POST /v1/auth/grant.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -107,6 +108,11 @@ func ParseBaseURL(s string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
+		// A *url.Error names the URL again; the message names it once.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("base URL %q: %w", s, err)
 	}
 	switch u.Scheme {
@@ -121,10 +127,17 @@ func ParseBaseURL(s string) (*url.URL, error) {
 	if u.Host == "" {
 		return nil, fmt.Errorf("base URL %q has no host", s)
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 		return nil, fmt.Errorf("base URL %q must not carry a query or fragment", s)
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
+	// Every trailing slash goes, in the path as written (which may spell
+	// a slash %2F) and as decoded alike, so that the URL shown reads the
+	// same when parsed again.
+	p := strings.TrimRight(u.EscapedPath(), "/")
+	if u.Path, err = url.PathUnescape(p); err != nil {
+		return nil, fmt.Errorf("base URL %q: %w", s, err)
+	}
+	u.RawPath = p
 	return u, nil
 }
 
@@ -177,6 +190,9 @@ func (e Endpoint) URL(path string, q url.Values) (*url.URL, error) {
 	}
 	u := *base
 	u.Path = base.Path + path
+	if base.RawPath != "" {
+		u.RawPath = base.RawPath + path // keeps a base that spells a slash %2F as it is
+	}
 	if len(q) > 0 {
 		u.RawQuery = q.Encode()
 	}

@@ -167,7 +167,7 @@ func peekType(data []byte) (string, error) {
 		Type *string `json:"type"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrNotJSONObject, err)
+		return "", fmt.Errorf("%w: %w", ErrNotJSONObject, err)
 	}
 	if head.Type == nil {
 		return "", ErrNotJSONObject

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/coder/websocket"
 )
@@ -193,9 +194,11 @@ func (s *socket) send(ctx context.Context, binary bool, data []byte, wait bool) 
 	}
 }
 
+// writeResult is the error a waiting sender sees: nil, or ErrClosed
+// wrapping why the write failed (a timeout, a lost connection).
 func writeResult(err error) error {
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrClosed, err)
+		return fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	return nil
 }
@@ -208,7 +211,7 @@ func (s *socket) closedErr() error {
 		return fmt.Errorf("%w: %w", ErrClosed, s.readErr)
 	}
 	if s.writeErr != nil && s.ctx.Err() == nil {
-		return fmt.Errorf("%w: %v", ErrClosed, s.writeErr)
+		return fmt.Errorf("%w: %w", ErrClosed, s.writeErr)
 	}
 	return ErrClosed
 }
@@ -258,7 +261,7 @@ func (s *socket) close() error {
 
 // closeReasonCode matches a code such as DATA-0000 at the start of a close
 // reason.
-var closeReasonCode = regexp.MustCompile(`^([A-Z]+-\d{4})\b[:\s]*`)
+var closeReasonCode = regexp.MustCompile(`^[A-Z]+-\d{4}\b`)
 
 // closeError turns the error that ended reading into what the caller
 // sees: nil for a normal close, an *Error for a close frame carrying a
@@ -266,21 +269,10 @@ var closeReasonCode = regexp.MustCompile(`^([A-Z]+-\d{4})\b[:\s]*`)
 func closeError(err error, ours bool) error {
 	var ce websocket.CloseError
 	if errors.As(err, &ce) {
-		switch ce.Code {
-		case websocket.StatusNormalClosure, websocket.StatusNoStatusRcvd, websocket.StatusGoingAway:
-			if ce.Reason == "" || ce.Code != websocket.StatusNormalClosure {
-				return nil
-			}
-			if !closeReasonCode.MatchString(ce.Reason) {
-				return nil
-			}
+		if e := parseCloseReason(ce.Code, ce.Reason); e != nil {
+			return e
 		}
-		e := &Error{CloseCode: int(ce.Code), Message: ce.Reason}
-		if m := closeReasonCode.FindStringSubmatch(ce.Reason); m != nil {
-			e.Code = m[1]
-			e.Message = strings.TrimSpace(ce.Reason[len(m[0]):])
-		}
-		return e
+		return nil
 	}
 	if ours {
 		return ErrClosed
@@ -291,4 +283,25 @@ func closeError(err error, ours bool) error {
 		return fmt.Errorf("connection lost: %w (%v)", io.ErrUnexpectedEOF, err)
 	}
 	return fmt.Errorf("connection lost: %w", err)
+}
+
+// parseCloseReason reads a close frame: nil for a normal end (a normal
+// closure without a code in its reason, going away, no status), else an
+// *Error with the close code, and the code (DATA-0000) and message that
+// the reason carries as "CODE: message" or "CODE message".
+func parseCloseReason(code websocket.StatusCode, reason string) *Error {
+	c := closeReasonCode.FindString(reason)
+	switch code {
+	case websocket.StatusNormalClosure, websocket.StatusNoStatusRcvd, websocket.StatusGoingAway:
+		if code != websocket.StatusNormalClosure || c == "" {
+			return nil
+		}
+	}
+	if c == "" {
+		return &Error{CloseCode: int(code), Message: reason}
+	}
+	// Every separator goes, however it is spelled, so that a message read
+	// here and written back after its code reads the same again.
+	rest := strings.TrimLeftFunc(reason[len(c):], func(r rune) bool { return r == ':' || unicode.IsSpace(r) })
+	return &Error{CloseCode: int(code), Code: c, Message: strings.TrimRightFunc(rest, unicode.IsSpace)}
 }
