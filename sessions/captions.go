@@ -272,9 +272,10 @@ func (r *captionsRun) run(ctx context.Context) error {
 	defer keepAlive.Stop()
 	// While stopping, the session waits for the service to finish what
 	// it was sent for as long as the service makes progress (a message,
-	// a connection), and gives up only after a wait without any that is
-	// closeTimeout plus twice the audio still to be finalized: a busy
-	// machine or service is slow, not gone, and its last lines are kept.
+	// a connection), and gives up only after a wait without any of
+	// closeTimeout, plus, while connected, twice the audio still to be
+	// finalized: a busy machine or service is slow, not gone, and its
+	// last lines are kept; an unreachable one is not waited for longer.
 	// closeLimit bounds the whole wait, however the service behaves.
 	closeWait, closeLimit := clk.NewTimer(time.Hour), clk.NewTimer(time.Hour)
 	closeWait.Stop()
@@ -282,7 +283,12 @@ func (r *captionsRun) run(ctx context.Context) error {
 	defer closeWait.Stop()
 	defer closeLimit.Stop()
 	var closeDeadline, closeLimitC <-chan time.Time
-	closeAfter := func() time.Duration { return closeTimeout + 2*r.buffered() }
+	closeAfter := func() time.Duration {
+		if r.conn == nil {
+			return closeTimeout
+		}
+		return closeTimeout + 2*r.buffered()
+	}
 	progress := func() {
 		if closeDeadline != nil {
 			closeWait.Reset(closeAfter())
@@ -354,10 +360,10 @@ func (r *captionsRun) run(ctx context.Context) error {
 			r.onAudio(ctx, pcm)
 		case d := <-r.dialed:
 			r.dialing = false
+			r.onDialed(ctx, d)
 			if d.err == nil {
 				progress()
 			}
-			r.onDialed(ctx, d)
 		case <-r.retry.C():
 			r.dial(ctx)
 		case m := <-r.msgs:

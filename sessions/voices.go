@@ -288,7 +288,7 @@ func chunkText(text string, max int) []string {
 // VoiceHistory is where syntheses are saved and read back; *store.DB
 // implements it.
 type VoiceHistory interface {
-	CreateSession(ctx context.Context, s store.Session) (int64, error)
+	RecordHistory
 	SaveResponse(ctx context.Context, id int64, body []byte, transcript string) error
 	SaveAudio(ctx context.Context, id int64, a store.Audio) error
 	Sessions(ctx context.Context, f store.Filter) ([]store.Session, error)
@@ -314,6 +314,8 @@ type VoicesConfig struct {
 	// Backend names the service in history.
 	Backend string
 	Logger  *slog.Logger
+	// Clock times the syntheses; nil is the real clock.
+	Clock Clock
 }
 
 // Voices is the voice playground: the voices the service offers, and

@@ -33,7 +33,7 @@ type Comparison struct {
 // as far as it takes them: a voice that speaks at its own pace only, or
 // takes no expressivity, is asked for none. ctx bounds the comparison.
 func (v *Voices) Compare(ctx context.Context, req SynthesisRequest, voiceB string) (*Comparison, error) {
-	return v.compare(ctx, req, voiceB, nil)
+	return v.compare(ctx, req, voiceB, v.cfg.Clock)
 }
 
 // compare is Compare timed by clk (nil for the real clock).

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -22,21 +21,13 @@ type synthesisHistory interface {
 	SaveAudio(ctx context.Context, id int64, a store.Audio) error
 }
 
-// errHistoryUnfit is why a synthesis refuses a history that cannot
-// record its end: what it would keep would stay "running" for ever.
-var errHistoryUnfit = errors.New("voices: the history cannot record how a synthesis ended (it has no FinishSession)")
-
 // synthesisHistoryOf returns h as a synthesis writes to it: nil without
-// history, an error when h cannot keep a synthesis whole.
-func synthesisHistoryOf(h VoiceHistory) (synthesisHistory, error) {
+// history (a nil VoiceHistory stays a nil interface).
+func synthesisHistoryOf(h VoiceHistory) synthesisHistory {
 	if h == nil {
-		return nil, nil
+		return nil
 	}
-	sh, ok := h.(synthesisHistory)
-	if !ok {
-		return nil, errHistoryUnfit
-	}
-	return sh, nil
+	return h
 }
 
 // SynthesisDetails is the JSON saved as a synthesis's Details in history.

@@ -202,7 +202,7 @@ type Synthesis struct {
 // open. ctx bounds the whole synthesis: cancelling it stops it as Stop
 // does.
 func (v *Voices) Synthesize(ctx context.Context, req SynthesisRequest) (*Synthesis, error) {
-	return v.synthesize(ctx, req, nil)
+	return v.synthesize(ctx, req, v.cfg.Clock)
 }
 
 // synthesize is Synthesize timed by clk (nil for the real clock).
@@ -213,10 +213,7 @@ func (v *Voices) synthesize(ctx context.Context, req SynthesisRequest, clk Clock
 	if v.cfg.Streamer == nil {
 		return nil, errors.New("voices: no service to speak with")
 	}
-	hist, err := synthesisHistoryOf(v.cfg.History)
-	if err != nil {
-		return nil, err
-	}
+	hist := synthesisHistoryOf(v.cfg.History)
 	s := &Synthesis{
 		lifecycle: newLifecycle("speak", clk),
 		v:         v,

@@ -361,7 +361,7 @@ func (t *analyzeTab) done(job *analysisJob, name string, end analysisEnd) {
 	}
 	t.busy.Stop()
 	t.busy.Hide()
-	t.reload()
+	t.app.historyChanged(store.KindAnalysis)
 	t.updateControls()
 	err := end.err
 	auto := t.auto
@@ -599,7 +599,7 @@ func (t *analyzeTab) onDelete() {
 					t.shown.SessionID = 0
 				}
 				t.setStatus("Deleted “"+s.Title+"”.", widget.MediumImportance)
-				t.reload()
+				t.app.historyChanged(store.KindAnalysis)
 			})
 		})
 	}, t.app.window).Show()

@@ -204,7 +204,7 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, end fileEn
 	}
 	c.fileBusy.Stop()
 	c.fileRow.Hide()
-	c.history.reload()
+	c.app.historyChanged(store.KindFile)
 	c.updateControls()
 	if err := end.err; err != nil {
 		if job.cancelled && errors.Is(err, context.Canceled) {

@@ -180,6 +180,8 @@ func (v *voicesTab) apply(batch []sessions.Event) {
 			if r.side != "" {
 				v.keep(r.side+": "+e.Result.Request.Voice, e.Result)
 			}
+		case *sessions.SaveFailedEvent:
+			v.showError("voices: not saved", e)
 		}
 	}
 }
