@@ -18,8 +18,22 @@ import (
 // ErrBadEncodeSpec is matched (with errors.Is) by every error that means an
 // EncodeSpec is not a combination the service offers: an unknown encoding,
 // a container, sample rate or bit rate the encoding does not allow. The
-// wrapping error says which, in words fit for a 400 response.
+// error is an *EncodeSpecError, whose Reason says which.
 var ErrBadEncodeSpec = errors.New("unsupported audio output format")
+
+// EncodeSpecError is the error of an EncodeSpec the service does not
+// offer. It matches ErrBadEncodeSpec.
+type EncodeSpecError struct {
+	// Reason says which part of the spec is refused and why, in words fit
+	// for a 400 response, such as "encoding flac takes no bit rate, got
+	// 8000".
+	Reason string
+}
+
+func (e *EncodeSpecError) Error() string { return ErrBadEncodeSpec.Error() + ": " + e.Reason }
+
+// Is makes every EncodeSpecError match ErrBadEncodeSpec.
+func (e *EncodeSpecError) Is(target error) bool { return target == ErrBadEncodeSpec }
 
 // ErrEncoderClosed is returned by Encoder methods called after Close.
 var ErrEncoderClosed = errors.New("audio: encoder closed")
@@ -68,7 +82,7 @@ var encodingRules = map[string]encodingRule{
 }
 
 func badSpec(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadEncodeSpec, fmt.Sprintf(format, args...))
+	return &EncodeSpecError{Reason: fmt.Sprintf(format, args...)}
 }
 
 // Normalize returns s with the service's defaults filled in (encoding mp3;

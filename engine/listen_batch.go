@@ -121,6 +121,20 @@ func (e *Engine) batchBody(ctx context.Context, w http.ResponseWriter, r *http.R
 // errTooLong marks audio longer than the engine accepts.
 var errTooLong = errors.New("the audio is too long")
 
+// tooLongError is audio longer than the engine accepts. It matches
+// errTooLong.
+type tooLongError struct {
+	max time.Duration // the longest audio accepted
+}
+
+// detail says why the audio is refused.
+func (e *tooLongError) detail() string {
+	return fmt.Sprintf("it is longer than the local engine accepts (%v)", e.max)
+}
+
+func (e *tooLongError) Error() string        { return errTooLong.Error() + ": " + e.detail() }
+func (e *tooLongError) Is(target error) bool { return target == errTooLong }
+
 // errPayload marks a request body the engine cannot read.
 var errPayload = errors.New("payload")
 
@@ -194,7 +208,7 @@ func (p *listenPlan) decode(ctx context.Context, r io.Reader, maxDuration time.D
 		}
 		frames += int64(len(samples) / out.info.Channels)
 		if float64(frames)/float64(out.info.SampleRate) > maxDuration.Seconds() {
-			return fmt.Errorf("%w: it is longer than the local engine accepts (%v)", errTooLong, maxDuration)
+			return &tooLongError{max: maxDuration}
 		}
 		if len(convs) == 1 {
 			out.channels[0] = append(out.channels[0], convs[0].Convert(samples)...)
@@ -257,12 +271,15 @@ func (p *listenPlan) decode(ctx context.Context, r io.Reader, maxDuration time.D
 
 // writeBatchError answers the failures of reading a batch request's audio.
 func writeBatchError(w http.ResponseWriter, r *http.Request, err error) {
-	var mbe *http.MaxBytesError
+	var (
+		mbe  *http.MaxBytesError
+		long *tooLongError
+	)
 	switch {
 	case errors.As(err, &mbe):
 		writeError(w, r, http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge, fmt.Sprintf("The audio is larger than the local engine accepts (%d MiB).", maxBatchBytes>>20))
-	case errors.Is(err, errTooLong):
-		writeError(w, r, http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge, "The audio is too long: "+strings.TrimPrefix(err.Error(), errTooLong.Error()+": ")+".")
+	case errors.As(err, &long):
+		writeError(w, r, http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge, "The audio is too long: "+long.detail()+".")
 	case errors.Is(err, audio.ErrTooLarge):
 		writeError(w, r, http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge, "The audio expands to more than the local engine can hold.")
 	case errors.Is(err, errRemote):

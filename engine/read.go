@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -36,6 +37,40 @@ var (
 	errUnsupportedMedia = errors.New("unsupported media type")
 	errTokenLimit       = errors.New("token limit exceeded")
 )
+
+// mediaTypeError is a /v1/read body of a Content-Type the engine does not
+// read. It matches errUnsupportedMedia.
+type mediaTypeError struct {
+	// header is the Content-Type as sent, when it does not parse.
+	header string
+	// mediaType is the media type it names, when it parses.
+	mediaType string
+}
+
+// detail says which Content-Type is refused, and what to send instead.
+func (e *mediaTypeError) detail() string {
+	if e.mediaType == "" {
+		return strconv.Quote(e.header)
+	}
+	return e.mediaType + `; send application/json ({"text": ...} or {"url": ...}) or text/plain`
+}
+
+func (e *mediaTypeError) Error() string        { return errUnsupportedMedia.Error() + ": " + e.detail() }
+func (e *mediaTypeError) Is(target error) bool { return target == errUnsupportedMedia }
+
+// tokenLimitError is a document longer than one request analyses. It
+// matches errTokenLimit.
+type tokenLimitError struct {
+	tokens, limit int
+}
+
+// detail says how long the document is and how long it may be.
+func (e *tokenLimitError) detail() string {
+	return fmt.Sprintf("the input is %d tokens; at most %d are analysed in one request", e.tokens, e.limit)
+}
+
+func (e *tokenLimitError) Error() string        { return errTokenLimit.Error() + ": " + e.detail() }
+func (e *tokenLimitError) Is(target error) bool { return target == errTokenLimit }
 
 // readFetchClient fetches the documents /v1/read names by url. It follows
 // a few redirects, to http and https only. Its transport is the default
@@ -80,7 +115,7 @@ func (e *Engine) handleRead(w http.ResponseWriter, r *http.Request) {
 	}
 	tokens := countTokens(text)
 	if tokens > api.ReadTokenLimit {
-		writeReadError(w, r, fmt.Errorf("%w: the input is %d tokens; at most %d are analysed in one request", errTokenLimit, tokens, api.ReadTokenLimit))
+		writeReadError(w, r, &tokenLimitError{tokens: tokens, limit: api.ReadTokenLimit})
 		return
 	}
 	iopts := intelOptions(opts.Summarize != "", opts.Sentiment, opts.Topics, opts.Intents)
@@ -141,7 +176,7 @@ func readDocument(ctx context.Context, w http.ResponseWriter, r *http.Request) (
 func parseReadBody(body io.Reader, contentType string) (text, docURL string, err error) {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil && contentType != "" {
-		return "", "", fmt.Errorf("%w: %q", errUnsupportedMedia, contentType)
+		return "", "", &mediaTypeError{header: contentType}
 	}
 	switch mt {
 	case "text/plain":
@@ -153,7 +188,7 @@ func parseReadBody(body io.Reader, contentType string) (text, docURL string, err
 		return text, "", err
 	case "application/json", "":
 	default:
-		return "", "", fmt.Errorf("%w: %s; send application/json ({\"text\": ...} or {\"url\": ...}) or text/plain", errUnsupportedMedia, mt)
+		return "", "", &mediaTypeError{mediaType: mt}
 	}
 	var in struct {
 		Text *string `json:"text"`
@@ -265,15 +300,19 @@ func fetchFailure(ctx, fctx context.Context, err error) error {
 
 // writeReadError answers the failures of reading a /v1/read document.
 func writeReadError(w http.ResponseWriter, r *http.Request, err error) {
-	var mbe *http.MaxBytesError
+	var (
+		mbe    *http.MaxBytesError
+		tokens *tokenLimitError
+		media  *mediaTypeError
+	)
 	switch {
 	case errors.As(err, &mbe):
 		writeError(w, r, http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge,
 			fmt.Sprintf("The request body is larger than the local engine accepts (%d MiB).", maxReadBytes>>20))
-	case errors.Is(err, errTokenLimit):
-		writeError(w, r, http.StatusBadRequest, api.CodeTokenLimitExceeded, capitalise(strings.TrimPrefix(err.Error(), errTokenLimit.Error()+": "))+".")
-	case errors.Is(err, errUnsupportedMedia):
-		writeError(w, r, http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType, "Unsupported Content-Type "+strings.TrimPrefix(err.Error(), errUnsupportedMedia.Error()+": ")+".")
+	case errors.As(err, &tokens):
+		writeError(w, r, http.StatusBadRequest, api.CodeTokenLimitExceeded, capitalise(tokens.detail())+".")
+	case errors.As(err, &media):
+		writeError(w, r, http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType, "Unsupported Content-Type "+media.detail()+".")
 	case errors.Is(err, errRemote):
 		writeError(w, r, http.StatusBadRequest, api.CodeRemoteContentError, err.Error())
 	case errors.Is(err, errPayload):

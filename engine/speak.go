@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -94,7 +95,12 @@ func streamFormat(encoding string, rate int) (audio.Encoding, int, error) {
 func batchSpec(spec audio.EncodeSpec) (audio.EncodeSpec, error) {
 	n, err := spec.Normalize()
 	if err != nil {
-		return spec, badRequest("The local engine cannot produce this audio format: " + strings.TrimPrefix(err.Error(), audio.ErrBadEncodeSpec.Error()+": ") + ".")
+		reason := err.Error()
+		var bad *audio.EncodeSpecError
+		if errors.As(err, &bad) {
+			reason = bad.Reason
+		}
+		return spec, badRequest("The local engine cannot produce this audio format: " + reason + ".")
 	}
 	return n, nil
 }
