@@ -42,7 +42,10 @@ bench: setup
 	$(GO) test -run '^$$' -bench . $(PKGS)
 	cd bench && $(GO) run ./cmd/benchtables
 
+# Screenshots are taken of a build with the screenshots tag
+# (main_screenshots.go), which the app people run does not contain.
 screenshots: setup
+	$(GO) vet -tags screenshots .
 	./scripts/screenshots
 
 clean:

@@ -15,11 +15,8 @@ import (
 	"syscall"
 
 	"fyne.io/fyne/v2/app"
-	"github.com/gen2brain/malgo"
 
 	"github.com/earshot-app/earshot/api"
-	"github.com/earshot-app/earshot/audio"
-	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/cli"
 	"github.com/earshot-app/earshot/engine"
 	"github.com/earshot-app/earshot/sessions"
@@ -64,9 +61,8 @@ func newEngine(c cli.ServeConfig) (cli.Server, error) {
 	})
 }
 
-// runApp opens the window. With EARSHOT_SCREENSHOT=NAME
-// (scripts/screenshots) it shows the tab NAME on the local engine, with no
-// key at all.
+// runApp opens the window. A build with the screenshots tag may set it
+// up for a screenshot first (main_screenshots.go).
 func runApp(ctx context.Context) error {
 	log := newLogger()
 	data, err := openAppData(ctx, log)
@@ -74,21 +70,18 @@ func runApp(ctx context.Context) error {
 		return err
 	}
 	defer data.close()
-	cfg := data.cfg
-	opts := ui.Options{Logger: log}
-	shot := os.Getenv("EARSHOT_SCREENSHOT")
-	if shot != "" {
-		if err := screenshotSetup(ctx, shot, &cfg, &opts); err != nil {
-			return err
-		}
+	cfg, opts := data.cfg, ui.Options{Logger: log}
+	shot, err := prepareScreenshot(ctx, &cfg, &opts)
+	if err != nil {
+		return err
 	}
 	ws, err := sessions.NewWorkspace(cfg)
 	if err != nil {
 		return err
 	}
 	w := ui.New(app.NewWithID(ui.AppID), ws, opts)
-	if shot != "" && !w.SelectTab(shot) {
-		return fmt.Errorf("no view named %q to capture", shot)
+	if err := shot.show(w); err != nil {
+		return err
 	}
 	shown := make(chan struct{})
 	go func() {
@@ -189,147 +182,4 @@ func (e *localEngine) close() {
 	if e.l != nil {
 		e.l.Close()
 	}
-}
-
-// screenshotSetup prepares a screenshot of the tab shot: the local
-// engine, no key, speaker labels on, and for "captions" a real recording
-// replayed in real time as the microphone, captioned at once; for
-// "conversation" LibriVox lines with pauses between them, replayed in
-// real time as the microphone, in a conversation started at once; for
-// "analyze" a made-up support call pasted and analysed by the local
-// engine; "ready" is printed once the tab (for these three, the whole
-// recording or the analysis) is on screen.
-func screenshotSetup(ctx context.Context, shot string, cfg *sessions.WorkspaceConfig, opts *ui.Options) error {
-	cfg.Keys = sessions.NewKeys(&store.Memory{}, nil)
-	s := store.DefaultSettings()
-	s.Backend, s.Diarize = store.BackendLocal, true
-	switch shot {
-	case "captions":
-		rec, err := loadRecording(ctx, recordingClips, 0.6, "Recording: a reader and a card player")
-		if err != nil {
-			return err
-		}
-		cfg.Microphones = rec
-		s.InputDevice = recordingID
-		opts.AutoStart = true
-	case "conversation":
-		rec, err := loadRecording(ctx, conversationClips, 1.6, "Recording: a reader, pausing between lines")
-		if err != nil {
-			return err
-		}
-		cfg.Microphones = rec
-		s.InputDevice = recordingID
-		opts.AutoConverse = true
-	case "analyze":
-		opts.AutoAnalyze = analyzeDocument
-	case "voices":
-		// No sound card under the virtual display: the null backend
-		// plays in real time into nothing, so the playhead moves.
-		cfg.Speakers = sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}}
-		s.Voice = "aura-2-thalia-en"
-		opts.AutoSpeak = voicesText
-	}
-	if err := cfg.History.SaveSettings(ctx, s); err != nil {
-		return err
-	}
-	opts.OnReady = func(err error) {
-		if err != nil {
-			fmt.Println("error:", err)
-			return
-		}
-		fmt.Println("ready")
-	}
-	return nil
-}
-
-// analyzeDocument is the analyze screenshot's document: a made-up call
-// to a support line, written for Earshot, that turns from content to
-// upset and back, with requests along the way.
-const analyzeDocument = `Thanks for calling Brightline Internet, my name is Dana. How can I help you today?
-
-Hi Dana, I have been a customer for six years and I have always loved the service. The connection is fast and the support team has been wonderful.
-
-But this month I was charged twice for my subscription, and I am really upset about it. This is the second billing error this year, it is frustrating and honestly unacceptable.
-
-I want to refund the duplicate charge right away. If this keeps happening I will cancel my subscription and switch to another provider.
-
-I completely understand, and I am sorry for the trouble. I can see the duplicate payment on your account, and I have issued the refund, so it will reach your card within three days.
-
-Oh, that is great news, thank you so much. While I have you, could you update my billing address? I moved to a new apartment last week.
-
-Of course. Your new address is saved and the next invoice will go there. Is there anything else I can do for you?
-
-No, that is everything. You have been very helpful, thanks again and have a lovely evening.`
-
-// voicesText is what the voices screenshot speaks, with the settings'
-// voice, through the null backend.
-const voicesText = "Welcome to the voice playground. Pick a voice, type some text, and hear it at once: " +
-	"playback starts as soon as the first audio arrives."
-
-// The screenshot's recording: real human speech from pocketsphinx's test
-// data, a LibriVox reader (Sense and Sensibility) answered by a second
-// speaker calling playing cards, so that the captions show two speakers.
-const (
-	speechData  = "/usr/share/pocketsphinx/test/data/"
-	recordingID = "recording"
-)
-
-var recordingClips = []string{
-	"librivox/sense_and_sensibility_01_austen_64kb-0870.wav",
-	"cards/005.wav",
-	"librivox/sense_and_sensibility_01_austen_64kb-0880.wav",
-	"cards/002.wav",
-	"librivox/sense_and_sensibility_01_austen_64kb-0890.wav",
-	"cards/001.wav",
-	"librivox/sense_and_sensibility_01_austen_64kb-0930.wav",
-}
-
-// conversationClips are the conversation screenshot's recording: lines of
-// the LibriVox reading, each followed by a pause long enough to end a
-// turn.
-var conversationClips = []string{
-	"librivox/sense_and_sensibility_01_austen_64kb-0870.wav",
-	"librivox/sense_and_sensibility_01_austen_64kb-0880.wav",
-	"librivox/sense_and_sensibility_01_austen_64kb-0890.wav",
-	"librivox/sense_and_sensibility_01_austen_64kb-0930.wav",
-}
-
-// recording is a Microphones with one device: the clips, joined by
-// pauses and replayed in real time.
-type recording struct {
-	samples []int16
-	name    string
-}
-
-// loadRecording joins clips with pause seconds of silence before the
-// first and after each, as a microphone named name.
-func loadRecording(ctx context.Context, clips []string, pause float64, name string) (recording, error) {
-	const rate = 16000
-	gap := make([]float32, int(pause*rate))
-	all := gap
-	for _, clip := range clips {
-		f, err := os.Open(speechData + clip)
-		if err != nil {
-			return recording{}, fmt.Errorf("the screenshot's recording (pocketsphinx-testdata): %w", err)
-		}
-		b, err := audio.Decode(ctx, f)
-		f.Close()
-		if err != nil {
-			return recording{}, fmt.Errorf("%s: %w", clip, err)
-		}
-		if b.SampleRate != rate || b.Channels != 1 {
-			return recording{}, fmt.Errorf("%s: %d Hz, %d channels; want 16 kHz mono", clip, b.SampleRate, b.Channels)
-		}
-		all = append(append(all, b.Samples...), gap...)
-	}
-	return recording{samples: audio.Float32ToInt16(nil, all), name: name}, nil
-}
-
-func (r recording) Devices(context.Context) ([]device.Device, error) {
-	return []device.Device{{ID: recordingID, Name: r.name}}, nil
-}
-
-func (r recording) Open(context.Context, string) (audio.Source, error) {
-	f := audio.Format{Encoding: audio.EncodingLinear16, SampleRate: 16000, Channels: 1}
-	return audio.NewReplay(f, r.samples, audio.ReplayConfig{Paced: true})
 }
