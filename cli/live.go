@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
-	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -39,21 +38,6 @@ func listDevices(ctx context.Context, env Env, ws *Workspace) error {
 	return tw.Flush()
 }
 
-// openReplay decodes the recording at path into a source that delivers it
-// at real time, as a microphone would.
-func openReplay(ctx context.Context, path string) (audio.Source, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := audio.Decode(ctx, f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
-	}
-	return audio.NewReplayBuffer(b, audio.ReplayConfig{Paced: true})
-}
-
 // runLive captures the microphone (or replays a recording) into a
 // captions session saved to history, and prints each final caption as it
 // arrives until ctx is cancelled (Ctrl+C) or the source ends. Stopping
@@ -65,7 +49,9 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 
 	req := sessions.CaptionsRequest{DeviceID: f.device}
 	if f.replay != "" {
-		src, err := openReplay(ctx, f.replay)
+		// At real time, as a microphone would deliver it, so that the
+		// captions come as they would live.
+		src, err := sessions.OpenPacedFile(ctx, f.replay, 1)
 		if err != nil {
 			return err
 		}
