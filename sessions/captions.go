@@ -344,6 +344,13 @@ func (r *captionsRun) run(ctx context.Context) error {
 				return nil
 			}
 		case <-closeDeadline:
+			if r.dialing {
+				// A connection attempt is under way, bounded by its own
+				// timeout: its answer decides whether there is a service
+				// to wait for.
+				closeWait.Reset(closeTimeout)
+				continue
+			}
 			r.finish(store.StatusDone, nil)
 			return nil
 		case <-closeLimitC:

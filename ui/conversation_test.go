@@ -11,6 +11,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/engine"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -69,8 +70,21 @@ func (h *harness) turnCards() []cardView {
 func TestConversationTab(t *testing.T) {
 	pcm, lines := pausedRecording(t, 1.6, 7, reader1, "librivox/sense_and_sensibility_01_austen_64kb-0880.wav",
 		"librivox/sense_and_sensibility_01_austen_64kb-0930.wav")
-	mics := &fakeMics{samples: pcm, speed: 3}
-	h := newHarnessWith(t, harnessConfig{engine: true, mics: mics}, Options{})
+	// The recording holds inside the first line until End turn has ended
+	// its turn, and at its end until End turn outside a turn has been
+	// answered: the engine, however late it answers on a busy machine,
+	// answers these while the speech still flows. Its idle timeout is
+	// long enough for the holds.
+	inFirst := hold{at: int((lines[0].start + 1.5) * 16000), release: make(chan struct{})}
+	atEnd := hold{at: len(pcm), release: make(chan struct{})}
+	mics := &fakeMics{samples: pcm, speed: 3, holds: []hold{inFirst, atEnd}}
+	l, err := engine.StartLocal(engine.Config{IdleTimeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatalf("the local engine: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	local := func() (api.Endpoint, api.Secret, error) { return l.Endpoint(), l.Key, nil }
+	h := newHarnessWith(t, harnessConfig{local: local, mics: mics}, Options{})
 	if err := h.waitReady(t); err != nil {
 		t.Fatalf("OnReady(%v), want nil", err)
 	}
@@ -134,6 +148,7 @@ func TestConversationTab(t *testing.T) {
 	h.waitFor(t, "the refusal", func() bool {
 		return strings.HasPrefix(c.tuning.confirm.Text, "The service refused the change, so nothing changed: threshold 0.85")
 	})
+	close(inFirst.release)
 
 	// Later turns end at the pauses, by the model, with their latency.
 	h.waitFor(t, "the last line's turn to end", func() bool {
@@ -161,6 +176,7 @@ func TestConversationTab(t *testing.T) {
 	// plainly.
 	h.ui(func() { test.Tap(c.endTurn) })
 	h.waitFor(t, "the warning", func() bool { return c.status.Text == "No turn was in progress, so there was no turn to end." })
+	close(atEnd.release)
 
 	// The timeline lists the events with their times, newest first.
 	h.ui(func() {

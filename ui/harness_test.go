@@ -117,6 +117,37 @@ type fakeMics struct {
 	speed   float64
 	loop    bool
 	failing error // Open fails with it, when set
+	// holds stop the recording at their sample until the test releases
+	// them, in order: what the test does there happens while the speech
+	// still flows, however slow the machine.
+	holds []hold
+}
+
+// hold stops a recording at sample at until release is closed.
+type hold struct {
+	at      int
+	release chan struct{}
+}
+
+// heldSource is a source with holds.
+type heldSource struct {
+	audio.Source
+	holds []hold
+	read  int // only Read touches it: a session reads from one goroutine
+}
+
+func (s *heldSource) Read(ctx context.Context) ([]int16, error) {
+	for len(s.holds) > 0 && s.read >= s.holds[0].at {
+		select {
+		case <-s.holds[0].release:
+			s.holds = s.holds[1:]
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	f, err := s.Source.Read(ctx)
+	s.read += len(f)
+	return f, err
 }
 
 const fakeMicID = "test-mic"
@@ -134,7 +165,11 @@ func (m *fakeMics) Open(context.Context, string) (audio.Source, error) {
 		cfg.Paced = true
 		cfg.Clock = testkit.FastClock{Origin: time.Now(), Factor: m.speed}
 	}
-	return audio.NewReplay(audio.Format{Encoding: audio.EncodingLinear16, SampleRate: 16000, Channels: 1}, m.samples, cfg)
+	src, err := audio.NewReplay(audio.Format{Encoding: audio.EncodingLinear16, SampleRate: 16000, Channels: 1}, m.samples, cfg)
+	if err != nil || len(m.holds) == 0 {
+		return src, err
+	}
+	return &heldSource{Source: src, holds: m.holds}, nil
 }
 
 // failingSecrets is a keyring without a Secret Service.
