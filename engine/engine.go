@@ -70,10 +70,19 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// AfterFunc is the clock's timer: it calls f in its own goroutine
+	// once d has passed, unless the stop it returns is called first (stop
+	// reports whether it prevented the call). The recogniser's idle
+	// release runs on it. nil means time.AfterFunc; tests inject one
+	// they fire by hand.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Engine serves the interface. Its handlers are safe for concurrent use.
-// Close releases the recognizers and waits for open streams to end.
+// The recogniser is loaded the first time something is transcribed (or
+// by WarmRecognizer) and released after RecognizerConfig.IdleRelease
+// without use; serving the model list never loads it. Close releases the
+// recognizers and waits for open streams to end.
 type Engine struct {
 	cfg   Config
 	log   *slog.Logger
@@ -94,7 +103,8 @@ type Engine struct {
 	closeOnce sync.Once
 }
 
-// New checks cfg, loads the recognizer and returns an engine.
+// New checks cfg and returns an engine. It checks that the speech model's
+// files are there but does not load the model: see WarmRecognizer.
 func New(cfg Config) (*Engine, error) {
 	if cfg.Key == "" {
 		return nil, errors.New("engine: an API key is required")
@@ -114,6 +124,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.AfterFunc == nil {
+		cfg.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -122,7 +135,7 @@ func New(cfg Config) (*Engine, error) {
 	if _, err := rand.Read(signing); err != nil {
 		return nil, fmt.Errorf("engine: signing key: %w", err)
 	}
-	asr, err := newRecognizer(cfg.Recognizer, cfg.MaxConnections)
+	asr, err := newRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.AfterFunc, log)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -156,6 +169,24 @@ func (e *Engine) Close() error {
 		_ = e.tts.Close()
 		e.asr.close()
 	})
+	return nil
+}
+
+// RecognizerReady reports whether the recogniser is loaded, so that a
+// transcription starting now does not wait for the model. It loads
+// nothing.
+func (e *Engine) RecognizerReady() bool { return e.asr.isReady() }
+
+// WarmRecognizer loads the recogniser unless it is loaded, and returns
+// once it is, or with ctx's error when ctx ends first (the load goes on,
+// for the next caller). Concurrent callers, and transcriptions that
+// arrive meanwhile, share one load. A load takes about a second on an
+// idle machine (docs/engine.md has the figures). Warming counts as a use:
+// the idle release is counted from it.
+func (e *Engine) WarmRecognizer(ctx context.Context) error {
+	if err := e.asr.warm(ctx); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -64,6 +65,15 @@ func StartLocal(cfg Config) (*Local, error) {
 	}()
 	return l, nil
 }
+
+// RecognizerReady reports whether the engine's recogniser is loaded; see
+// Engine.RecognizerReady. The app asks it to say "Loading the
+// recogniser…" rather than wait in silence.
+func (l *Local) RecognizerReady() bool { return l.Engine.RecognizerReady() }
+
+// WarmRecognizer loads the engine's recogniser and waits for it; see
+// Engine.WarmRecognizer.
+func (l *Local) WarmRecognizer(ctx context.Context) error { return l.Engine.WarmRecognizer(ctx) }
 
 // Endpoint returns the endpoint a client uses to reach the engine.
 func (l *Local) Endpoint() api.Endpoint { return api.Endpoint{Base: l.URL} }

@@ -36,7 +36,16 @@ var shared *Local
 const sharedMaxConnections = 16
 
 func TestMain(m *testing.M) {
-	l, err := StartLocal(Config{MaxConnections: sharedMaxConnections})
+	// The shared engine loads its recogniser before the tests and keeps it:
+	// tests that time the engine measure recognition, not the lazy load,
+	// which TestRecognizerLazyLoad and its neighbours check on engines of
+	// their own.
+	l, err := StartLocal(Config{MaxConnections: sharedMaxConnections, Recognizer: RecognizerConfig{IdleRelease: -1}})
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		err = l.WarmRecognizer(ctx)
+		cancel()
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "engine tests need the pocketsphinx model (scripts/setup installs it): %v\n", err)
 		os.Exit(1)

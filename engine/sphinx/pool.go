@@ -43,6 +43,14 @@ func (p *Pool) Config() Config { return p.cfg }
 // Size returns the pool's bound.
 func (p *Pool) Size() int { return p.max }
 
+// Live returns how many decoders the pool holds, idle, in use or being
+// built.
+func (p *Pool) Live() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.live
+}
+
 // Warm builds decoders until n are idle (capped by the bound), loading them
 // in parallel. It returns when they are ready or the first load fails.
 func (p *Pool) Warm(ctx context.Context, n int) error {

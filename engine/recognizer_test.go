@@ -1,0 +1,480 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+)
+
+// fakeTimers is an engine's AfterFunc in tests: its timers fire when the
+// test moves its time forward, never on their own.
+type fakeTimers struct {
+	mu     sync.Mutex
+	now    time.Duration // how far the test has moved time
+	timers []*fakeTimer
+	// armed receives a value (without blocking) whenever a timer is
+	// set, so a test can wait for the engine to arm one.
+	armed chan struct{}
+}
+
+type fakeTimer struct {
+	at   time.Duration // when it fires, on the fake's time
+	d    time.Duration // what it was set for
+	f    func()
+	done bool // fired or stopped
+}
+
+func newFakeTimers() *fakeTimers { return &fakeTimers{armed: make(chan struct{}, 1)} }
+
+func (ft *fakeTimers) afterFunc(d time.Duration, f func()) func() bool {
+	ft.mu.Lock()
+	tm := &fakeTimer{at: ft.now + d, d: d, f: f}
+	ft.timers = append(ft.timers, tm)
+	ft.mu.Unlock()
+	select {
+	case ft.armed <- struct{}{}:
+	default:
+	}
+	return func() bool {
+		ft.mu.Lock()
+		defer ft.mu.Unlock()
+		if tm.done {
+			return false
+		}
+		tm.done = true
+		return true
+	}
+}
+
+// pending returns what the timers neither fired nor stopped were set for.
+func (ft *fakeTimers) pending() []time.Duration {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	var ds []time.Duration
+	for _, tm := range ft.timers {
+		if !tm.done {
+			ds = append(ds, tm.d)
+		}
+	}
+	return ds
+}
+
+// advance moves time forward by d and runs, in this goroutine, the
+// timers whose time has come. It returns how many ran.
+func (ft *fakeTimers) advance(d time.Duration) int {
+	ft.mu.Lock()
+	ft.now += d
+	var due []*fakeTimer
+	for _, tm := range ft.timers {
+		if !tm.done && tm.at <= ft.now {
+			tm.done = true
+			due = append(due, tm)
+		}
+	}
+	ft.mu.Unlock()
+	for _, tm := range due {
+		tm.f()
+	}
+	return len(due)
+}
+
+// waitArmed waits until a timer is pending: the engine arms the idle
+// release when the handler of a request gives its decoder back, which
+// can come just after the client has its answer.
+func (ft *fakeTimers) waitArmed(t *testing.T, ctx context.Context) {
+	t.Helper()
+	for len(ft.pending()) == 0 {
+		select {
+		case <-ft.armed:
+		case <-ctx.Done():
+			t.Fatal("the idle release was never armed")
+		}
+	}
+}
+
+// lazyEngine starts an engine whose idle release runs on timers.
+func lazyEngine(t *testing.T, timers *fakeTimers, cfg Config) *Local {
+	t.Helper()
+	cfg.AfterFunc = timers.afterFunc
+	return startEngine(t, cfg)
+}
+
+// recognizerState is what the tests check of a recogniser.
+type recognizerState struct {
+	ready           bool
+	loads, releases int
+	inUse, decoders int
+	pools           int
+}
+
+func stateOf(l *Local) recognizerState {
+	r := l.Engine.asr
+	n := r.decoders()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return recognizerState{ready: r.ready, loads: r.loads, releases: r.releases, inUse: r.inUse, decoders: n, pools: len(r.pools)}
+}
+
+// transcribeWAV transcribes a WAV file in one batch request.
+func transcribeWAV(ctx context.Context, l *Local, wav []byte) (string, error) {
+	c, err := api.NewClient(api.Config{Endpoint: l.Endpoint(), APIKey: l.Key, HTTPClient: &http.Client{}})
+	if err != nil {
+		return "", err
+	}
+	resp, err := c.Transcribe(ctx, bytes.NewReader(wav), "audio/wav", api.ListenOptions{})
+	if err != nil {
+		return "", err
+	}
+	return resp.Results.Channels[0].Alternatives[0].Transcript, nil
+}
+
+// streamTranscript streams samples on /v1/listen and returns the finals'
+// text.
+func streamTranscript(ctx context.Context, l *Local, samples []int16) (string, error) {
+	c, err := api.NewClient(api.Config{Endpoint: l.Endpoint(), APIKey: l.Key, HTTPClient: &http.Client{}})
+	if err != nil {
+		return "", err
+	}
+	s, err := c.Listen(ctx, linear16(api.ListenOptions{}))
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	if err := streamAudio(ctx, s, pcmBytes(samples), 3200, 0); err != nil {
+		return "", err
+	}
+	if err := s.CloseStream(ctx); err != nil {
+		return "", err
+	}
+	msgs, err := drain(ctx, s)
+	if !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("stream ended with %v after %v", err, types(msgs))
+	}
+	return joinFinals(msgs), nil
+}
+
+// turnsTranscript streams samples on /v2/listen and returns the words of
+// the last turn that ended.
+func turnsTranscript(ctx context.Context, l *Local, samples []int16) (string, error) {
+	c, err := api.NewClient(api.Config{Endpoint: l.Endpoint(), APIKey: l.Key, HTTPClient: &http.Client{}})
+	if err != nil {
+		return "", err
+	}
+	s, err := c.Turns(ctx, api.TurnOptions{Model: api.ModelFluxGeneralEN, Encoding: "linear16", SampleRate: 16000})
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	pcm := pcmBytes(samples)
+	for off := 0; off < len(pcm); off += 3200 {
+		if err := s.Send(ctx, pcm[off:min(off+3200, len(pcm))]); err != nil {
+			return "", err
+		}
+	}
+	if err := s.CloseStream(ctx); err != nil {
+		return "", err
+	}
+	var text string
+	for {
+		m, err := s.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return text, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if ti, ok := m.(*api.TurnInfo); ok && ti.Event == api.EventEndOfTurn {
+			text = ti.Transcript
+		}
+	}
+}
+
+// TestRecognizerNotLoadedForModels checks that an engine starts without
+// its recogniser, and that what the app shows at start-up (the model
+// list, a model's record, a grant) does not load it.
+func TestRecognizerNotLoadedForModels(t *testing.T) {
+	t.Parallel()
+	timers := newFakeTimers()
+	l := lazyEngine(t, timers, Config{})
+	ctx := testContext(t, time.Minute)
+	if l.RecognizerReady() {
+		t.Fatal("ready at start")
+	}
+	c := newClient(t, l)
+	list, err := c.Models(ctx, false)
+	if err != nil || len(list.STT) == 0 {
+		t.Fatalf("Models: %v, %+v", err, list)
+	}
+	for _, path := range []string{api.PathModels, api.PathModels + "/nova-3", api.PathModels + "/" + api.ModelFluxGeneralEN} {
+		if a := do(t, l, http.MethodGet, path, tokenAuth(l), nil, nil); a.status != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, a.status, a.body)
+		}
+	}
+	if _, err := c.Grant(ctx, time.Minute); err != nil {
+		t.Errorf("Grant: %v", err)
+	}
+	if st := stateOf(l); st.ready || st.loads != 0 || st.decoders != 0 || l.RecognizerReady() {
+		t.Errorf("after the model list: %+v, want nothing loaded", st)
+	}
+	if p := timers.pending(); len(p) != 0 {
+		t.Errorf("timers armed %v with nothing loaded", p)
+	}
+}
+
+// TestRecognizerLazyLoad checks the recogniser's life: loaded by the first
+// transcription, kept while a stream uses it however long that takes,
+// released once idle for the release time (moved by fake timers), and
+// loaded again, giving the same words, by the next transcription of each
+// kind.
+func TestRecognizerLazyLoad(t *testing.T) {
+	t.Parallel()
+	timers := newFakeTimers()
+	l := lazyEngine(t, timers, Config{})
+	ctx := testContext(t, 3*time.Minute)
+	clip := clipSamples(t, "0880")
+	wav := wavBytes(t, clip, 16000, 1)
+	want := batchTranscript(t, "0880").Results.Channels[0].Alternatives[0].Transcript
+
+	// The first transcription after a cold start loads and transcribes.
+	got, err := transcribeWAV(ctx, l, wav)
+	if err != nil {
+		t.Fatalf("first transcription: %v", err)
+	}
+	if got != want {
+		t.Errorf("first transcription after a cold start %q, want %q", got, want)
+	}
+	timers.waitArmed(t, ctx)
+	if st := stateOf(l); !st.ready || st.loads != 1 || st.decoders != 2 || st.inUse != 0 {
+		t.Errorf("after the first transcription: %+v, want ready, one load, two decoders", st)
+	}
+	if p := timers.pending(); len(p) != 1 || p[0] != DefaultIdleRelease {
+		t.Errorf("timers armed %v, want one of %v", p, DefaultIdleRelease)
+	}
+
+	// Short of the release time nothing happens.
+	if n := timers.advance(DefaultIdleRelease - time.Second); n != 0 {
+		t.Errorf("%d timers fired before the release time", n)
+	}
+	if !l.RecognizerReady() {
+		t.Fatal("released before the release time")
+	}
+
+	// A stream in progress holds the recogniser however long it lasts.
+	s := openStream(t, ctx, l, linear16(api.ListenOptions{}))
+	if err := streamAudio(ctx, s, pcmBytes(clip[:len(clip)/2]), 3200, 0); err != nil {
+		t.Fatal(err)
+	}
+	timers.advance(time.Hour)
+	if st := stateOf(l); !st.ready || st.inUse != 1 || st.releases != 0 {
+		t.Fatalf("with a stream open an hour: %+v, want ready and in use", st)
+	}
+	if err := streamAudio(ctx, s, pcmBytes(clip[len(clip)/2:]), 3200, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CloseStream(ctx); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := drain(ctx, s)
+	if !errors.Is(err, io.EOF) || joinFinals(msgs) == "" {
+		t.Fatalf("the stream ended with %v, finals %q", err, joinFinals(msgs))
+	}
+
+	// Then, idle for the release time, the decoders go; each kind of
+	// transcription loads them again and gives the same words.
+	for i, tc := range []struct {
+		name       string
+		transcribe func() (string, error)
+		want       string
+	}{
+		{"batch", func() (string, error) { return transcribeWAV(ctx, l, wav) }, want},
+		{"/v1/listen stream", func() (string, error) { return streamTranscript(ctx, l, clip) }, joinFinals(msgs)},
+		{"/v2/listen", func() (string, error) { return turnsTranscript(ctx, l, append(clip, silence(t, 24000)...)) }, ""},
+	} {
+		timers.waitArmed(t, ctx)
+		if n := timers.advance(DefaultIdleRelease); n != 1 {
+			t.Fatalf("before the %s: %d timers fired, want 1", tc.name, n)
+		}
+		if st := stateOf(l); st.ready || st.releases != i+1 || st.decoders != 0 || st.pools != 0 || l.RecognizerReady() {
+			t.Fatalf("idle for %v before the %s: %+v, want released", DefaultIdleRelease, tc.name, st)
+		}
+		got, err := tc.transcribe()
+		if err != nil {
+			t.Fatalf("%s after the release: %v", tc.name, err)
+		}
+		if tc.want != "" && got != tc.want || got == "" {
+			t.Errorf("%s after the release: %q, want %q", tc.name, got, tc.want)
+		}
+		if st := stateOf(l); !st.ready || st.loads != i+2 {
+			t.Errorf("after the %s: %+v, want ready after load %d", tc.name, st, i+2)
+		}
+	}
+}
+
+// TestRecognizerConcurrentFirstUse checks that on a cold engine the first
+// requests of every kind, and the app's warm-up, arriving together share
+// one load, and each is served.
+func TestRecognizerConcurrentFirstUse(t *testing.T) {
+	t.Parallel()
+	timers := newFakeTimers()
+	l := lazyEngine(t, timers, Config{})
+	ctx := testContext(t, 3*time.Minute)
+	clip := clipSamples(t, "0880")
+	wav := wavBytes(t, clip, 16000, 1)
+	want := batchTranscript(t, "0880").Results.Channels[0].Alternatives[0].Transcript
+
+	start := make(chan struct{})
+	type result struct {
+		name, text string
+		err        error
+	}
+	jobs := []struct {
+		name string
+		run  func() (string, error)
+	}{
+		{"WarmRecognizer", func() (string, error) { return "", l.WarmRecognizer(ctx) }},
+		{"WarmRecognizer again", func() (string, error) { return "", l.WarmRecognizer(ctx) }},
+		{"batch", func() (string, error) { return transcribeWAV(ctx, l, wav) }},
+		{"stream", func() (string, error) { return streamTranscript(ctx, l, clip) }},
+	}
+	results := make(chan result, len(jobs))
+	for _, j := range jobs {
+		go func() {
+			<-start
+			text, err := j.run()
+			results <- result{j.name, text, err}
+		}()
+	}
+	close(start)
+	for range jobs {
+		r := <-results
+		switch {
+		case r.err != nil:
+			t.Errorf("%s: %v", r.name, r.err)
+		case r.name == "batch" && r.text != want:
+			t.Errorf("batch %q, want %q", r.text, want)
+		case r.name == "stream" && r.text == "":
+			t.Errorf("stream: no words")
+		}
+	}
+	if st := stateOf(l); st.loads != 1 || !st.ready {
+		t.Errorf("after concurrent first uses: %+v, want one load", st)
+	}
+}
+
+// TestWarmRecognizerContext checks that a warm-up whose context ends
+// returns at once while the load goes on, and that the next one waits
+// for that same load.
+func TestWarmRecognizerContext(t *testing.T) {
+	t.Parallel()
+	timers := newFakeTimers()
+	l := lazyEngine(t, timers, Config{})
+	ctx := testContext(t, 2*time.Minute)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.WarmRecognizer(gone); !errors.Is(err, context.Canceled) {
+		t.Fatalf("WarmRecognizer with an ended context: %v", err)
+	}
+	if err := l.WarmRecognizer(ctx); err != nil {
+		t.Fatalf("WarmRecognizer: %v", err)
+	}
+	if st := stateOf(l); !st.ready || st.loads != 1 || st.decoders != 2 {
+		t.Errorf("after two warm-ups: %+v, want ready after one load", st)
+	}
+	// Warming a loaded recogniser is a use: it re-arms the release.
+	timers.waitArmed(t, ctx)
+	timers.advance(DefaultIdleRelease - time.Second)
+	if err := l.WarmRecognizer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := timers.advance(2 * time.Second); n != 0 || !l.RecognizerReady() {
+		t.Errorf("released %v after a warm-up (%d timers fired)", 2*time.Second, n)
+	}
+	if n := timers.advance(DefaultIdleRelease); n != 1 || l.RecognizerReady() {
+		t.Errorf("%d timers fired, ready %v: want released %v after the warm-up", n, l.RecognizerReady(), DefaultIdleRelease)
+	}
+}
+
+// TestRecognizerReleaseRace runs requests while the test fires every idle
+// release the engine arms, at once: the recogniser is released whenever
+// no request holds a decoder, and every request must still get a working
+// one (-race watches the hand-overs). Warm: -1 makes each load cheap (a
+// request builds the one decoder it needs).
+func TestRecognizerReleaseRace(t *testing.T) {
+	t.Parallel()
+	timers := newFakeTimers()
+	l := lazyEngine(t, timers, Config{Recognizer: RecognizerConfig{Warm: -1, IdleRelease: time.Second}})
+	ctx := testContext(t, 3*time.Minute)
+	clip := clipSamples(t, "0880")[:32000]
+	use := func(frames int) error {
+		d, release, err := l.Engine.asr.decoder(ctx, frames)
+		if err != nil {
+			return err
+		}
+		defer release()
+		res, err := d.Transcribe(ctx, clip)
+		if err != nil || len(res) == 0 {
+			return fmt.Errorf("transcribe: %v, %d results", err, len(res))
+		}
+		return nil
+	}
+
+	// One request after another, each released behind it.
+	for i := range 2 {
+		if err := use(streamingPostSpeechFrames); err != nil {
+			t.Fatal(err)
+		}
+		timers.waitArmed(t, ctx)
+		timers.advance(time.Second)
+		if st := stateOf(l); st.ready || st.releases != i+1 || st.loads != i+1 {
+			t.Fatalf("after request %d and the release: %+v", i+1, st)
+		}
+	}
+
+	// Requests of both pools at once, releases fired as soon as armed.
+	done := make(chan struct{})
+	fired := make(chan int)
+	go func() {
+		n := 0
+		defer func() { fired <- n }()
+		for {
+			select {
+			case <-timers.armed:
+				n += timers.advance(time.Second)
+			case <-done:
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, frames := range []int{streamingPostSpeechFrames, batchPostSpeechFrames} {
+		wg.Go(func() {
+			for range 3 {
+				if err := use(frames); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(done)
+	n := <-fired
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	st := stateOf(l)
+	if st.inUse != 0 || st.releases > n+2 {
+		t.Errorf("%+v after %d timers fired", st, n)
+	}
+	t.Logf("%d loads, %d releases", st.loads, st.releases)
+}
