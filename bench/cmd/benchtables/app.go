@@ -29,6 +29,10 @@ const (
 	appPath       = "/usr/local/bin:/usr/bin:/bin"
 	appRSSUnit    = 1024.0 // kB per MB
 	appLogTail    = 2000   // bytes of the run's output quoted on failure
+
+	// What the app may cost beyond the bare window (issue 10).
+	appRSSTarget   = 1.3                    // times the bare window's idle RSS
+	appStartTarget = 150 * time.Millisecond // after the bare window's
 )
 
 // appTrampoline runs inside xvfb-run. It keeps the pointer off the window
@@ -117,6 +121,7 @@ func appTable(ctx context.Context, reps int) error {
 		{"idle RSS", func(s appSample) float64 { return s.rssMB }, "%.0f MB"},
 		{"idle CPU", func(s appSample) float64 { return s.cpu }, "%.2f%%"},
 	}
+	medians := map[string][]float64{}
 	for _, r := range rows {
 		fmt.Printf("| %s |", r.name)
 		var meds []float64
@@ -130,8 +135,13 @@ func appTable(ctx context.Context, reps int) error {
 			fmt.Printf(" "+r.format+" | "+r.format+" | "+r.format+" |", med, slices.Min(xs), slices.Max(xs))
 		}
 		fmt.Printf(" %+"+r.format[1:]+" |\n", meds[0]-meds[1])
+		medians[r.name] = meds
 	}
 	fmt.Println()
+	// The targets of issue 10 are relative to the bare window.
+	start, rss := medians["start to window mapped"], medians["idle RSS"]
+	fmt.Printf("%s's idle RSS is %.2fx the bare window's (target: at most %.1fx); its window is mapped %+.0f ms after the bare window's (target: at most %+d ms).\n\n",
+		targets[0].name, rss[0]/rss[1], appRSSTarget, start[0]-start[1], appStartTarget.Milliseconds())
 	return nil
 }
 
