@@ -128,6 +128,7 @@ func openAppData(ctx context.Context, log *slog.Logger) (*appData, error) {
 			History:     db,
 			Keys:        sessions.NewKeys(store.NewFallback(store.Keyring{}), os.Getenv),
 			Local:       local.start,
+			Recognizer:  local,
 			Microphones: sessions.DeviceMicrophones{},
 			Speakers:    sessions.DeviceSpeakers{},
 			Logger:      log,
@@ -174,6 +175,24 @@ func (e *localEngine) start() (api.Endpoint, api.Secret, error) {
 		return api.Endpoint{}, "", e.err
 	}
 	return e.l.Endpoint(), e.l.Key, nil
+}
+
+// RecognizerReady implements sessions.Recognizer: false until the engine
+// has started and loaded its recogniser.
+func (e *localEngine) RecognizerReady() bool {
+	if _, _, err := e.start(); err != nil {
+		return false
+	}
+	return e.l.RecognizerReady()
+}
+
+// WarmRecognizer implements sessions.Recognizer: it starts the engine if
+// needed and loads its recogniser.
+func (e *localEngine) WarmRecognizer(ctx context.Context) error {
+	if _, _, err := e.start(); err != nil {
+		return err
+	}
+	return e.l.WarmRecognizer(ctx)
 }
 
 // close stops the engine if it was started; it is not started after.
