@@ -23,6 +23,7 @@ package ui
 import (
 	"context"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -494,6 +495,10 @@ func (a *App) loaded(part string, err error) {
 	}
 	if len(a.waiting) == 0 && !a.ready {
 		a.ready = true
+		// Building the window parsed fonts and laid out six tabs: give
+		// that garbage back to the system now rather than keep it
+		// resident while the app sits idle.
+		a.goAsync(func(context.Context) { debug.FreeOSMemory() })
 		if a.opts.OnReady != nil {
 			a.opts.OnReady(a.readyErr)
 		}
