@@ -35,7 +35,7 @@ func TestAnalyzeTab(t *testing.T) {
 		a.input.SetText(teamUpdate)
 	})
 	h.press(analyzeShortcut)
-	h.waitForEngine(t, "the analysis", func() bool { return a.job == nil && a.shown != nil })
+	h.waitFor(t, "the analysis", func() bool { return a.job == nil && a.shown != nil })
 	res := a.shown
 	h.ui(func() {
 		if a.panel.summary.Text == "" || a.panel.summaryBox.Hidden {
@@ -157,7 +157,7 @@ func TestFileIntelligence(t *testing.T) {
 	}
 	path := writeWAV(t, "reading.wav", recording(t, reader1, reader2))
 	h.ui(func() { h.captions.transcribeFile(path) })
-	h.waitForEngine(t, "the intelligence", func() bool { return h.captions.file == nil && h.fileIntel.shown() })
+	h.waitFor(t, "the intelligence", func() bool { return h.captions.file == nil && h.fileIntel.shown() })
 	h.ui(func() {
 		p := h.fileIntel.panel
 		if len(p.plot.segs) == 0 {

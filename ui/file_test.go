@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -59,7 +58,7 @@ func TestFileTranscription(t *testing.T) {
 				c.fileRow.Visible(), c.openFile.Disabled(), c.start.Disabled())
 		}
 	})
-	h.waitForEngine(t, "the transcript", func() bool { return c.file == nil && c.shown.id != 0 })
+	h.waitFor(t, "the transcript", func() bool { return c.file == nil && c.shown.id != 0 })
 	h.ui(func() { h.observe = nil })
 	for i := 1; i < len(fractions); i++ {
 		if fractions[i] < fractions[i-1] {
@@ -261,25 +260,3 @@ func TestFileNotSaved(t *testing.T) {
 	})
 }
 
-// enginePatience bounds a wait for the local engine's own work (a file
-// transcribed, a document analysed), which runs on real time: about 15 s
-// for the test recordings alone, several times that on a loaded 2-core
-// machine under -race, where the 30 s of waitFor is not enough margin.
-const enginePatience = 2 * time.Minute
-
-// waitForEngine is waitFor with enginePatience.
-func (h *harness) waitForEngine(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(enginePatience)
-	for {
-		ok := false
-		h.ui(func() { ok = cond() })
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s; window:\n%s", enginePatience, what, h.screen())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}

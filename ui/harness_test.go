@@ -318,9 +318,15 @@ func (h *harness) waitReady(t *testing.T) error {
 }
 
 // waitFor waits until cond, run as the UI goroutine, holds.
+// patience bounds every wait of the ui tests. The local engine's work
+// (a file transcribed, a document analysed, a caption) runs on real time:
+// seconds alone, several times that on a loaded 2-core machine under
+// -race. Two minutes only ends a wait for something that will not come.
+const patience = 2 * time.Minute
+
 func (h *harness) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		ok := false
 		h.ui(func() { ok = cond() })
@@ -328,7 +334,7 @@ func (h *harness) waitFor(t *testing.T, what string, cond func() bool) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; window:\n%s", what, h.screen())
+			t.Fatalf("timed out after %v waiting for %s; window:\n%s", patience, what, h.screen())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
