@@ -259,4 +259,3 @@ func TestFileNotSaved(t *testing.T) {
 		}
 	})
 }
-
