@@ -1,7 +1,7 @@
 package tts
 
 /*
-#cgo LDFLAGS: -lflite_cmu_us_slt -lflite_cmu_us_rms -lflite_cmu_us_awb -lflite_cmu_us_kal16 -lflite_cmu_us_kal -lflite_usenglish -lflite_cmulex -lflite -lm
+#cgo LDFLAGS: -lflite_usenglish -lflite_cmulex -lflite -lm -ldl
 #include <stdlib.h>
 #include "ftglue.h"
 */
@@ -15,36 +15,41 @@ import (
 )
 
 // fliteLib is the process-wide flite state: the library is initialised
-// once, each voice is registered once (flite's voices are static objects),
-// and mu serialises synthesis (see ft_synth).
+// once; each voice's library is opened and the voice registered the first
+// time it speaks (flite's voices are static objects, registered once);
+// mu serialises synthesis (see ft_synth) and guards voices.
 var fliteLib struct {
 	once   sync.Once
 	err    error
 	mu     sync.Mutex
-	voices map[string]unsafe.Pointer // guarded by mu after once
+	voices map[string]unsafe.Pointer // guarded by mu
 }
 
-// fliteInit initialises flite and registers every voice the catalogue
-// uses. It is idempotent.
+// fliteInit initialises flite. It is idempotent and cheap: no voice is
+// loaded until loadFliteVoice asks for it.
 func fliteInit() error {
 	fliteLib.once.Do(func() {
 		C.ft_init()
 		fliteLib.voices = map[string]unsafe.Pointer{}
-		for _, v := range catalogue {
-			if v.backend != flite || fliteLib.voices[v.id] != nil {
-				continue
-			}
-			name := C.CString(v.id)
-			p := C.ft_voice(name)
-			C.free(unsafe.Pointer(name))
-			if p == nil {
-				fliteLib.err = fmt.Errorf("%w: flite voice %s", ErrInit, v.id)
-				return
-			}
-			fliteLib.voices[v.id] = p
-		}
 	})
 	return fliteLib.err
+}
+
+// loadFliteVoice returns the registered voice id ("cmu_us_slt"), loading its
+// library the first time. fliteLib.mu must be held.
+func loadFliteVoice(id string) (unsafe.Pointer, error) {
+	if v := fliteLib.voices[id]; v != nil {
+		return v, nil
+	}
+	name := C.CString(id)
+	defer C.free(unsafe.Pointer(name))
+	var why [256]C.char
+	v := C.ft_voice(name, &why[0], C.size_t(len(why)))
+	if v == nil {
+		return nil, fmt.Errorf("%w: flite voice %s: %s", ErrInit, id, C.GoString(&why[0]))
+	}
+	fliteLib.voices[id] = v
+	return v, nil
 }
 
 // fliteSink receives one utterance's audio from the streaming callback.
@@ -74,9 +79,12 @@ type fliteJob struct {
 func fliteSynth(voice, text string, stretch, f0Scale, pitch float64, sink fliteSink) error {
 	fliteLib.mu.Lock()
 	defer fliteLib.mu.Unlock()
-	v := fliteLib.voices[voice]
-	if v == nil {
-		return fmt.Errorf("%w: flite voice %s", ErrUnknownVoice, voice)
+	if err := fliteInit(); err != nil {
+		return err
+	}
+	v, err := loadFliteVoice(voice)
+	if err != nil {
+		return err
 	}
 	ctext := C.CString(text)
 	defer C.free(unsafe.Pointer(ctext))

@@ -1,26 +1,42 @@
 #include <stdlib.h>
 #include <setjmp.h>
 #include <string.h>
+#include <stdio.h>
+#include <dlfcn.h>
 #include <flite/flite.h>
 #include <flite/cst_cg.h>
 #include "ftglue.h"
 #include "_cgo_export.h"
 
-cst_voice *register_cmu_us_slt(const char *voxdir);
-cst_voice *register_cmu_us_rms(const char *voxdir);
-cst_voice *register_cmu_us_awb(const char *voxdir);
-cst_voice *register_cmu_us_kal16(const char *voxdir);
-cst_voice *register_cmu_us_kal(const char *voxdir);
-
 int ft_init(void) { return flite_init(); }
 
-void *ft_voice(const char *name) {
-	if (strcmp(name, "cmu_us_slt") == 0) return register_cmu_us_slt(NULL);
-	if (strcmp(name, "cmu_us_rms") == 0) return register_cmu_us_rms(NULL);
-	if (strcmp(name, "cmu_us_awb") == 0) return register_cmu_us_awb(NULL);
-	if (strcmp(name, "cmu_us_kal16") == 0) return register_cmu_us_kal16(NULL);
-	if (strcmp(name, "cmu_us_kal") == 0) return register_cmu_us_kal(NULL);
-	return NULL;
+/* ft_voice loads a voice's library (libflite_<name>.so.1, from Debian's
+   libflite1) and registers the voice. The libraries are opened here, on
+   first use, rather than linked: each relocates megabytes of tables when
+   it loads, which a process that never speaks should not pay for. On
+   failure it returns NULL with the reason in err (n bytes). */
+void *ft_voice(const char *name, char *err, size_t n) {
+	char lib[96], sym[96];
+	err[0] = 0;
+	if (snprintf(lib, sizeof lib, "libflite_%s.so.1", name) >= (int)sizeof lib ||
+	    snprintf(sym, sizeof sym, "register_%s", name) >= (int)sizeof sym) {
+		snprintf(err, n, "voice name too long");
+		return NULL;
+	}
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		snprintf(err, n, "%s", dlerror());
+		return NULL;
+	}
+	cst_voice *(*reg)(const char *) = (cst_voice * (*)(const char *)) dlsym(h, sym);
+	if (reg == NULL) {
+		snprintf(err, n, "%s", dlerror());
+		return NULL;
+	}
+	cst_voice *v = reg(NULL);
+	if (v == NULL)
+		snprintf(err, n, "%s did not register the voice", sym);
+	return v;
 }
 
 void ft_job_clear(ft_job *job) {

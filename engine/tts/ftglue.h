@@ -1,5 +1,6 @@
 #ifndef EARSHOT_TTS_FTGLUE_H
 #define EARSHOT_TTS_FTGLUE_H
+#include <stddef.h>
 #include <stdint.h>
 
 /* ft_job is one flite utterance being synthesised. The Go side owns it
@@ -15,7 +16,7 @@ typedef struct {
 } ft_job;
 
 int ft_init(void);
-void *ft_voice(const char *name);
+void *ft_voice(const char *name, char *err, size_t n);
 int ft_synth(void *voice, const char *text, float stretch, float f0_scale, float pitch, ft_job *job);
 void ft_job_clear(ft_job *job);
 
