@@ -6,6 +6,10 @@ BIN     := bin/earshot
 PKGS    := ./...
 # Tests need no display, no sound card and no network beyond loopback.
 export CGO_ENABLED := 1
+# The build tags of every build (scripts/buildtags says why), for every go
+# command make runs and the ones those run.
+TAGS    := $(shell sed -e 's/\#.*//' scripts/buildtags | xargs | tr ' ' ',')
+export GOFLAGS := -tags=$(TAGS)
 
 .PHONY: all setup build run serve test vet lint fmt-check bench screenshots clean
 
@@ -45,7 +49,7 @@ bench: setup
 # Screenshots are taken of a build with the screenshots tag
 # (main_screenshots.go), which the app people run does not contain.
 screenshots: setup
-	$(GO) vet -tags screenshots .
+	$(GO) vet -tags screenshots,$(TAGS) .
 	./scripts/screenshots
 
 clean:

@@ -174,18 +174,40 @@ func buildAppTargets(ctx context.Context, dir string) ([]appTarget, error) {
 		}
 		targets[0].bin = abs
 	}
+	tags, err := buildTags(root)
+	if err != nil {
+		return nil, err
+	}
 	for i, src := range []struct{ dir, pkg string }{{root, "."}, {benchRoot, "./cmd/barewindow"}} {
 		if i == 0 && os.Getenv("EARSHOT_BIN") != "" {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "app: building %s\n", targets[i].name)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", targets[i].bin, src.pkg)
+		// Both with Earshot's build tags: the bare window is the same
+		// toolkit, built the same way.
+		cmd := exec.CommandContext(ctx, "go", "build", "-tags", tags, "-o", targets[i].bin, src.pkg)
 		cmd.Dir = src.dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("go build %s in %s: %w\n%s", src.pkg, src.dir, err, out)
 		}
 	}
 	return targets, nil
+}
+
+// buildTags reads the build tags every Earshot build uses
+// (scripts/buildtags: one or more per line, # starts a comment) as one
+// comma-separated list.
+func buildTags(root string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "scripts", "buildtags"))
+	if err != nil {
+		return "", fmt.Errorf("the build tags: %w", err)
+	}
+	var tags []string
+	for line := range strings.Lines(string(b)) {
+		line, _, _ = strings.Cut(line, "#")
+		tags = append(tags, strings.Fields(line)...)
+	}
+	return strings.Join(tags, ","), nil
 }
 
 // goListDir returns the directory of a module of the build (the main
