@@ -30,6 +30,19 @@ func TestIconPNG(t *testing.T) {
 	}
 }
 
+func TestSmallIconPNG(t *testing.T) {
+	img, err := png.Decode(bytes.NewReader(SmallIconPNG()))
+	if err != nil {
+		t.Fatalf("decode embedded small icon: %v", err)
+	}
+	if got := img.Bounds().Size(); got != image.Pt(128, 128) {
+		t.Errorf("embedded small icon is %v, want 128x128", got)
+	}
+	if _, _, _, a := img.At(64, 64).RGBA(); a != 0xffff {
+		t.Errorf("centre alpha = %d, want opaque", a)
+	}
+}
+
 func TestIconPNGReturnsCopy(t *testing.T) {
 	b := IconPNG()
 	b[0] ^= 0xff

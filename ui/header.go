@@ -22,16 +22,16 @@ func newHeader() *header {
 
 // buildUI creates the header's widgets and lays them out.
 func (h *header) buildUI() fyne.CanvasObject {
-	logo := canvas.NewImageFromResource(icon)
-	logo.FillMode = canvas.ImageFillContain
-	logo.SetMinSize(fyne.NewSquareSize(40))
+	img := canvas.NewImageFromResource(logo)
+	img.FillMode = canvas.ImageFillContain
+	img.SetMinSize(fyne.NewSquareSize(40))
 
 	title := widget.NewLabelWithStyle("Earshot", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameHeadingText
 
 	h.connection = widget.NewLabel("")
 
-	row := container.NewBorder(nil, nil, container.NewHBox(logo, title), h.connection)
+	row := container.NewBorder(nil, nil, container.NewHBox(img, title), h.connection)
 	return container.NewVBox(container.NewPadded(row), widget.NewSeparator())
 }
 

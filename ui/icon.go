@@ -11,6 +11,9 @@ import (
 // It is built here rather than in assets so that assets stays free of Fyne.
 var icon fyne.Resource = fyne.NewStaticResource(assets.IconName, assets.IconPNG())
 
+// logo is the icon at the size the header draws it.
+var logo fyne.Resource = fyne.NewStaticResource("earshot-small.png", assets.SmallIconPNG())
+
 // micIcon is a microphone, drawn for Earshot (Fyne's theme has none); as
 // a themed resource it takes the colour of the text around it.
 var micIcon fyne.Resource = theme.NewThemedResource(fyne.NewStaticResource("microphone.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24">
