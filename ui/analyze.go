@@ -43,6 +43,7 @@ var highlightStyle = widget.RichTextStyle{
 // a file or a URL. Its fields are touched only on the UI goroutine.
 type analyzeTab struct {
 	app *App
+	ui  lazyTab // its widgets, built when the tab is first shown
 
 	input      *widget.Entry
 	url        *widget.Entry
@@ -214,9 +215,11 @@ func (t *analyzeTab) updateControls() {
 
 // settingsChanged takes the saved settings: the toggles show them.
 func (t *analyzeTab) settingsChanged(s store.Settings) {
-	t.settings = s
-	t.checks.set(sessions.AnalyzeFeatures(s))
-	t.updateControls()
+	t.ui.do(func() {
+		t.settings = s
+		t.checks.set(sessions.AnalyzeFeatures(s))
+		t.updateControls()
+	})
 }
 
 // onFeaturesChanged saves the toggles, so the next run starts with them.
@@ -543,18 +546,20 @@ func (t *analyzeTab) writeExport(id int64, f sessions.AnalysisFormat, w io.Write
 
 // reload lists the past analyses, off the UI goroutine.
 func (t *analyzeTab) reload() {
-	t.app.goAsync(func(ctx context.Context) {
-		list, err := t.app.ws.Sessions(ctx, store.KindAnalysis, analyzeHistoryLen)
-		t.app.onUI(func() {
-			if err != nil {
-				t.showError("list past analyses", err)
-				return
-			}
-			t.past = list
-			t.selected = -1
-			t.history.UnselectAll()
-			t.history.Refresh()
-			t.updateControls()
+	t.ui.do(func() {
+		t.app.goAsync(func(ctx context.Context) {
+			list, err := t.app.ws.Sessions(ctx, store.KindAnalysis, analyzeHistoryLen)
+			t.app.onUI(func() {
+				if err != nil {
+					t.showError("list past analyses", err)
+					return
+				}
+				t.past = list
+				t.selected = -1
+				t.history.UnselectAll()
+				t.history.Refresh()
+				t.updateControls()
+			})
 		})
 	})
 }

@@ -187,6 +187,12 @@ type App struct {
 	settings *settingsTab
 	service  *serviceTab
 
+	// lazyTabs are the tabs built when first shown, by index in tabs;
+	// nil for one built with the window.
+	lazyTabs []*lazyTab
+	// loading is set once load has started what the tabs show.
+	loading bool
+
 	// fileIntel shows a file transcription's intelligence (file.go).
 	fileIntel *fileIntelView
 
@@ -213,11 +219,9 @@ const (
 	partAuto     = "autostart"
 )
 
-// New builds Earshot's main window on a, driving the workspace ws, and
-// starts loading what the tabs show at once (the service's models, the
-// settings, the key's status, the history, the microphones), so that it
-// can be on screen by the time the window is. ws must not be nil. The
-// window is shown by ShowAndRun.
+// New builds Earshot's main window on a, driving the workspace ws. ws must
+// not be nil. The window is shown by ShowAndRun, which then loads what the
+// tabs show (load).
 func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	ctx, cancel := context.WithCancel(context.Background())
 	app := &App{
@@ -246,12 +250,22 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	}
 
 	a.Settings().SetTheme(newAppTheme(a.Settings().Theme()))
+	// Parsing the text faces (the theme's and the system's fallback, for
+	// regular and bold text) is the longest part of building the window:
+	// it runs while the window is created, and nothing measures text until
+	// it is done.
+	faces := make(chan struct{})
+	go func() {
+		defer close(faces)
+		loadTextFaces()
+	}()
 	a.SetIcon(icon)
 	w := a.NewWindow("Earshot")
 	app.window = w
 	w.SetIcon(icon)
 	w.SetMaster()
 	w.SetOnClosed(func() { app.closing.Store(true) })
+	<-faces
 
 	app.captions = newCaptionsTab(app)
 	app.converse = newConversationTab(app)
@@ -259,14 +273,18 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	app.analyze = newAnalyzeTab(app)
 	app.settings = newSettingsTab(app)
 	app.service = newServiceTab(app)
+	// Captions is what the window opens on; the other tabs are built the
+	// first time they are shown (lazytab.go).
+	app.lazyTabs = []*lazyTab{nil, &app.converse.ui, &app.voices.ui, &app.analyze.ui, &app.settings.ui, &app.service.ui}
 	app.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Captions", micIcon, app.withFileIntel(app.captions.buildUI())),
-		container.NewTabItemWithIcon("Conversation", theme.AccountIcon(), app.converse.buildUI()),
-		container.NewTabItemWithIcon("Voices", theme.VolumeUpIcon(), app.voices.buildUI()),
-		container.NewTabItemWithIcon("Analyze", theme.DocumentIcon(), app.analyze.buildUI()),
-		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), app.settings.buildUI()),
-		container.NewTabItemWithIcon("Service", theme.ComputerIcon(), app.service.buildUI()),
+		container.NewTabItemWithIcon("Conversation", theme.AccountIcon(), app.converse.ui.init(app.converse.buildUI)),
+		container.NewTabItemWithIcon("Voices", theme.VolumeUpIcon(), app.voices.ui.init(app.voices.buildUI)),
+		container.NewTabItemWithIcon("Analyze", theme.DocumentIcon(), app.analyze.ui.init(app.analyze.buildUI)),
+		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), app.settings.ui.init(app.settings.buildUI)),
+		container.NewTabItemWithIcon("Service", theme.ComputerIcon(), app.service.ui.init(app.service.buildUI)),
 	)
+	app.tabs.OnSelected = func(*container.TabItem) { app.buildTab(app.tabs.SelectedIndex()) }
 	app.watchHistory(func(kind string) {
 		if kind == store.KindAnalysis {
 			app.analyze.reload()
@@ -277,6 +295,20 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	w.Resize(fyne.NewSize(1100, 720))
 	w.CenterOnScreen()
 
+	return app
+}
+
+// load starts loading what the tabs show (the service's models, the
+// settings, the key's status, the history, the microphones) and what the
+// Auto options start. ShowAndRun calls it once the window is on screen, so
+// that none of it competes with the window's appearing; tests, which run
+// no window, call it after New.
+func (a *App) load() {
+	if a.loading {
+		return
+	}
+	a.loading = true
+	app, opts := a, a.opts
 	app.service.onRefresh()
 	app.settings.load()
 	app.captions.history.reload()
@@ -285,11 +317,39 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	if opts.AutoStart {
 		app.captions.onStartStop()
 	} else if opts.AutoConverse {
+		app.converse.ui.ensure()
 		app.converse.onStartStop()
 	} else if opts.AutoAnalyze != "" {
+		app.analyze.ui.ensure()
 		app.analyze.autoAnalyze(opts.AutoAnalyze)
+	} else if opts.AutoSpeak != "" {
+		app.voices.ui.ensure()
 	}
-	return app
+}
+
+// loadTextFaces makes Fyne load the faces of the text styles the window
+// opens with (regular, and bold for headings and tab names), as the first
+// measure of each does.
+func loadTextFaces() {
+	for _, style := range []fyne.TextStyle{{}, {Bold: true}} {
+		fyne.MeasureText("Earshot", theme.TextSize(), style)
+	}
+}
+
+// buildTab builds the widgets of the tab at index i if they are not built
+// yet (lazytab.go).
+func (a *App) buildTab(i int) {
+	if i >= 0 && i < len(a.lazyTabs) && a.lazyTabs[i] != nil {
+		a.lazyTabs[i].ensure()
+	}
+}
+
+// buildAllTabs builds every tab's widgets now. Tests that reach into a
+// tab's widgets without opening it first call it.
+func (a *App) buildAllTabs() {
+	for i := range a.lazyTabs {
+		a.buildTab(i)
+	}
 }
 
 // buildMenu makes the window's menus. Their items carry the app's
@@ -349,9 +409,10 @@ func (a *App) buildMenu() *fyne.MainMenu {
 // whether there is one. Tools that screenshot each view use it. Call it
 // before ShowAndRun or on the UI goroutine.
 func (a *App) SelectTab(name string) bool {
-	for _, item := range a.tabs.Items {
+	for i, item := range a.tabs.Items {
 		if strings.EqualFold(item.Text, name) {
 			a.tabs.Select(item)
+			a.buildTab(i)
 			return true
 		}
 	}
@@ -363,7 +424,9 @@ func (a *App) SelectTab(name string) bool {
 // (a live session is stopped and saved) and waits for it, so the caller
 // may then close the workspace's store and engine.
 func (a *App) ShowAndRun() {
-	a.window.ShowAndRun()
+	a.window.Show()
+	a.load()
+	a.app.Run()
 	a.stop()
 }
 

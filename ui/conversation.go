@@ -28,6 +28,7 @@ const conversationHint = "Press Start (Ctrl+T) and speak: each turn appears as a
 // on the UI goroutine.
 type conversationTab struct {
 	app *App
+	ui  lazyTab // its widgets, built when the tab is first shown
 
 	source   convSource   // the microphone or recording (conversation_source.go)
 	tuning   convTuning   // end-of-turn threshold, timeout and key terms (conversation_controls.go)

@@ -71,15 +71,19 @@ func (s *convSource) selected() string {
 
 // setMicrophones fills the source picker, keeping the recording chosen.
 func (c *conversationTab) setMicrophones(devs []device.Device) {
-	c.source.setMicrophones(devs, c.settings.InputDevice)
+	c.ui.do(func() {
+		c.source.setMicrophones(devs, c.settings.InputDevice)
+	})
 }
 
 // settingsChanged takes saved settings: the microphone they name.
 func (c *conversationTab) settingsChanged(s store.Settings) {
-	c.settings = s
-	if c.source.selected() != fileChoice && !c.starting && c.live == nil {
-		c.setMicrophones(c.app.mics)
-	}
+	c.ui.do(func() {
+		c.settings = s
+		if c.source.selected() != fileChoice && !c.starting && c.live == nil {
+			c.setMicrophones(c.app.mics)
+		}
+	})
 }
 
 // onOpenFile asks for a recording to converse with, played at real time.

@@ -196,6 +196,10 @@ type harnessConfig struct {
 	speakers sessions.Speakers
 	settings *store.Settings // saved before the App starts
 	dbPath   string          // the history database; "" for a fresh one
+	// lazyTabs leaves the tabs unbuilt until they are shown, as the
+	// window does; by default every tab is built with the window, so
+	// that tests may reach into any tab's widgets.
+	lazyTabs bool
 }
 
 // harness is an App under Fyne's test driver, with channels that receive
@@ -268,7 +272,13 @@ func newHarnessWith(t *testing.T, cfg harnessConfig, opts Options) *harness {
 	if opts.searchDelay == 0 {
 		opts.searchDelay = time.Millisecond
 	}
-	h.ui(func() { h.App = New(h.fyneApp, ws, opts) })
+	h.ui(func() {
+		h.App = New(h.fyneApp, ws, opts)
+		if !cfg.lazyTabs {
+			h.buildAllTabs()
+		}
+		h.load()
+	})
 	t.Cleanup(func() {
 		h.closeWindow()
 		h.stop()

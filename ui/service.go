@@ -65,6 +65,7 @@ func orDash(s string) string {
 // there, and background results arrive through App.onUI.
 type serviceTab struct {
 	app *App
+	ui  lazyTab // its widgets, built when the tab is first shown
 
 	backend   *widget.Label
 	url       *widget.Label
@@ -170,23 +171,27 @@ func (s *serviceTab) onRefresh() {
 	}
 }
 
+// setLoading says whether a query is under way: in the header the first
+// time, and in the tab's status bar once it is built.
 func (s *serviceTab) setLoading(on bool) {
 	s.loading = on
-	if on {
-		s.refresh.Disable()
-		s.activity.Show()
-		s.activity.Start()
-		s.status.Importance = widget.MediumImportance
-		s.status.SetText("Asking the service for its models…")
-		if !s.loaded {
-			s.app.header.setConnecting()
-		}
-	} else {
-		s.activity.Stop()
-		s.activity.Hide()
-		s.refresh.Enable()
+	if on && !s.loaded {
+		s.app.header.setConnecting()
 	}
-	s.statusBar.Refresh()
+	s.ui.do(func() {
+		if on {
+			s.refresh.Disable()
+			s.activity.Show()
+			s.activity.Start()
+			s.status.Importance = widget.MediumImportance
+			s.status.SetText("Asking the service for its models…")
+		} else {
+			s.activity.Stop()
+			s.activity.Hide()
+			s.refresh.Enable()
+		}
+		s.statusBar.Refresh()
+	})
 }
 
 // show puts the answer of one Info query on screen. On error, what was
@@ -195,8 +200,10 @@ func (s *serviceTab) show(info ServiceInfo, err error) {
 	s.setLoading(false)
 	if err != nil {
 		s.app.log.Warn("service info", "err", err)
-		s.status.Importance = widget.DangerImportance
-		s.status.SetText(plainError(err))
+		s.ui.do(func() {
+			s.status.Importance = widget.DangerImportance
+			s.status.SetText(plainError(err))
+		})
 		if !s.loaded {
 			s.app.header.setUnreachable()
 		}
@@ -205,19 +212,23 @@ func (s *serviceTab) show(info ServiceInfo, err error) {
 	}
 
 	s.loaded = true
-	s.rows = slices.Clone(info.Models)
-	s.backend.SetText(orDash(info.Backend))
-	s.url.SetText(orDash(info.URL))
-	s.models.SetText(fmt.Sprintf("Models (%d)", len(s.rows)))
-	if len(s.rows) == 0 {
-		s.empty.Show()
-	} else {
-		s.empty.Hide()
-	}
-	s.table.Refresh()
-	s.table.ScrollToTop()
-	s.status.Importance = widget.MediumImportance
-	s.status.SetText(fmt.Sprintf("Up to date as of %s.", s.app.now().Format("15:04:05")))
+	rows := slices.Clone(info.Models)
+	asOf := s.app.now()
+	s.ui.do(func() {
+		s.rows = rows
+		s.backend.SetText(orDash(info.Backend))
+		s.url.SetText(orDash(info.URL))
+		s.models.SetText(fmt.Sprintf("Models (%d)", len(s.rows)))
+		if len(s.rows) == 0 {
+			s.empty.Show()
+		} else {
+			s.empty.Hide()
+		}
+		s.table.Refresh()
+		s.table.ScrollToTop()
+		s.status.Importance = widget.MediumImportance
+		s.status.SetText(fmt.Sprintf("Up to date as of %s.", asOf.Format("15:04:05")))
+	})
 	s.app.header.setConnected(info)
 	s.app.serviceShown(info, nil)
 }

@@ -44,6 +44,7 @@ var backendChoices = []struct {
 // Its fields are touched only on the UI goroutine.
 type settingsTab struct {
 	app *App
+	ui  lazyTab // its widgets, built when the tab is first shown
 
 	keyEntry  *widget.Entry
 	saveKey   *widget.Button
@@ -174,11 +175,11 @@ func (t *settingsTab) load() {
 		t.app.onUI(func() {
 			if err != nil {
 				t.app.log.Warn("load the settings", "err", err)
-				t.setStatus(plainError(err), widget.DangerImportance)
+				t.ui.do(func() { t.setStatus(plainError(err), widget.DangerImportance) })
 			} else {
 				t.loaded = true
 				t.app.settingsSaved(s, false)
-				t.setStatus("", widget.MediumImportance)
+				t.ui.do(func() { t.setStatus("", widget.MediumImportance) })
 			}
 			t.app.loaded(partSettings, err)
 		})
@@ -220,12 +221,14 @@ func (t *settingsTab) showKey(ks sessions.KeyStatus) {
 	if ks.Err != nil {
 		t.app.log.Warn("read the key's status", "err", ks.Err)
 	}
-	t.keyInUse.SetText(keyWords(ks))
-	t.keyInUse.Importance = widget.MediumImportance
-	if ks.Source == sessions.KeySession || ks.Err != nil {
-		t.keyInUse.Importance = widget.WarningImportance
-	}
-	t.keyInUse.Refresh()
+	t.ui.do(func() {
+		t.keyInUse.SetText(keyWords(ks))
+		t.keyInUse.Importance = widget.MediumImportance
+		if ks.Source == sessions.KeySession || ks.Err != nil {
+			t.keyInUse.Importance = widget.WarningImportance
+		}
+		t.keyInUse.Refresh()
+	})
 }
 
 // onSaveKey saves the key typed. The field is emptied at once: the key
@@ -519,32 +522,36 @@ func (t *settingsTab) onRevert() {
 // setCurrent takes saved settings. Fields the user is editing keep their
 // edits, except the microphone, which the Captions tab may have changed.
 func (t *settingsTab) setCurrent(s store.Settings) {
-	edited := t.loaded && t.dirty()
-	t.current = s
-	t.loaded = true
-	if edited {
-		t.filling = true
-		t.selectInput(s.InputDevice)
-		t.filling = false
-	} else {
-		t.fill(s)
-	}
-	t.updateControls()
+	t.ui.do(func() {
+		edited := t.loaded && t.dirty()
+		t.current = s
+		t.loaded = true
+		if edited {
+			t.filling = true
+			t.selectInput(s.InputDevice)
+			t.filling = false
+		} else {
+			t.fill(s)
+		}
+		t.updateControls()
+	})
 }
 
 // setModels takes the service's models: the speech-to-text ones are
 // offered.
 func (t *settingsTab) setModels(models []ModelInfo) {
-	t.models = t.models[:0]
-	for _, m := range models {
-		if m.Kind == sessions.KindSpeechToText {
-			t.models = append(t.models, m)
+	t.ui.do(func() {
+		t.models = t.models[:0]
+		for _, m := range models {
+			if m.Kind == sessions.KindSpeechToText {
+				t.models = append(t.models, m)
+			}
 		}
-	}
-	t.filling = true
-	t.setModelOptions(t.model.Selected)
-	t.updateLanguages()
-	t.filling = false
+		t.filling = true
+		t.setModelOptions(t.model.Selected)
+		t.updateLanguages()
+		t.filling = false
+	})
 }
 
 // setModelOptions offers the service's models, and keep too, so that a
@@ -579,12 +586,14 @@ func (t *settingsTab) updateLanguages() {
 
 // setMicrophones fills the microphone picker.
 func (t *settingsTab) setMicrophones(devs []device.Device) {
-	options, ids := micChoices(devs, t.current.InputDevice)
-	t.micIDs = ids
-	t.input.Options = options
-	t.filling = true
-	t.selectInput(t.current.InputDevice)
-	t.filling = false
+	t.ui.do(func() {
+		options, ids := micChoices(devs, t.current.InputDevice)
+		t.micIDs = ids
+		t.input.Options = options
+		t.filling = true
+		t.selectInput(t.current.InputDevice)
+		t.filling = false
+	})
 }
 
 // selectInput shows a device id in the picker.
@@ -592,12 +601,14 @@ func (t *settingsTab) selectInput(id string) { selectDevice(t.input, t.micIDs, i
 
 // setSpeakers fills the speaker picker.
 func (t *settingsTab) setSpeakers(devs []device.Device) {
-	options, ids := deviceChoices(devs, t.current.OutputDevice, defaultSpeaker, "Saved speaker (not connected)")
-	t.outIDs = ids
-	t.output.Options = options
-	t.filling = true
-	t.selectOutput(t.current.OutputDevice)
-	t.filling = false
+	t.ui.do(func() {
+		options, ids := deviceChoices(devs, t.current.OutputDevice, defaultSpeaker, "Saved speaker (not connected)")
+		t.outIDs = ids
+		t.output.Options = options
+		t.filling = true
+		t.selectOutput(t.current.OutputDevice)
+		t.filling = false
+	})
 }
 
 // selectOutput shows a device id in the speaker picker.

@@ -30,6 +30,7 @@ const voicesHint = "Type or paste text, pick a voice and press Play (Ctrl+Enter)
 // are touched only on the UI goroutine.
 type voicesTab struct {
 	app    *App
+	ui     lazyTab // its widgets, built when the tab is first shown
 	status *widget.Label
 
 	controls voiceControls // voice picker, filters, text and sliders (voices_controls.go)
@@ -132,18 +133,20 @@ func (v *voicesTab) load() {
 // settingsChanged takes saved settings: the voice, speed, expressivity
 // and save format they hold, and the service (which lists the voices).
 func (v *voicesTab) settingsChanged(s store.Settings) {
-	old := v.settings
-	v.settings = s
-	if f := v.save.format; f != nil && slices.Contains(sessions.SaveEncodings, s.SaveEncoding) {
-		f.Selected = s.SaveEncoding
-		f.Refresh()
-	}
-	if v.voices == nil || old.Backend != s.Backend || old.CustomURL != s.CustomURL || old.Region != s.Region || old.OutputDevice != s.OutputDevice {
-		if !v.busy() {
-			v.controls.speed.Value, v.controls.expr.Value = s.SpeakSpeed, float64(s.Expressivity)
-			v.load()
+	v.ui.do(func() {
+		old := v.settings
+		v.settings = s
+		if f := v.save.format; f != nil && slices.Contains(sessions.SaveEncodings, s.SaveEncoding) {
+			f.Selected = s.SaveEncoding
+			f.Refresh()
 		}
-	}
+		if v.voices == nil || old.Backend != s.Backend || old.CustomURL != s.CustomURL || old.Region != s.Region || old.OutputDevice != s.OutputDevice {
+			if !v.busy() {
+				v.controls.speed.Value, v.controls.expr.Value = s.SpeakSpeed, float64(s.Expressivity)
+				v.load()
+			}
+		}
+	})
 }
 
 // voicesMenu is the Voices menu, with the tab's shortcuts.
