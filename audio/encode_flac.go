@@ -2,7 +2,10 @@ package audio
 
 import (
 	"bytes"
+	"crypto/md5"
+	"encoding/binary"
 	"fmt"
+	"hash"
 	"io"
 
 	"github.com/mewkiz/flac"
@@ -18,13 +21,22 @@ const flacBlock = 4096
 // picks a constant, fixed-predictor or verbatim subframe per frame. The
 // STREAMINFO block is written first with the total length and MD5 unknown
 // (0), which the format allows for streams; each frame is written as soon
-// as its block of samples is complete, the short last one at Close.
+// as its block of samples is complete, the short last one at Close. When
+// the destination can seek (a file, a SeekBuffer), Close goes back and
+// writes the sample count and MD5 into STREAMINFO, as a file on disk must
+// have them for players to know its length.
 type flacEncoder struct {
 	w     io.Writer
 	enc   *flac.Encoder
 	buf   bytes.Buffer // one encoded frame, written to w in one call
 	block []int32
 	frame *frame.Frame
+
+	seeker  io.WriteSeeker // w, when it can seek
+	start   int64          // where the stream starts in seeker
+	samples uint64         // samples written
+	sum     hash.Hash      // MD5 of the samples, 16-bit little-endian
+	raw     []byte
 }
 
 // writerOnly hides a destination's Close and Seek from the FLAC library,
@@ -35,7 +47,12 @@ func (o writerOnly) Write(p []byte) (int, error) { return o.w.Write(p) }
 
 func newFLACEncoder(w io.Writer, spec EncodeSpec) (_ *flacEncoder, err error) {
 	defer recoverEncoder("FLAC", &err)
-	f := &flacEncoder{w: w, block: make([]int32, 0, flacBlock)}
+	f := &flacEncoder{w: w, block: make([]int32, 0, flacBlock), sum: md5.New()}
+	if ws, ok := w.(io.WriteSeeker); ok {
+		if at, err := ws.Seek(0, io.SeekCurrent); err == nil {
+			f.seeker, f.start = ws, at
+		}
+	}
 	info := &meta.StreamInfo{
 		BlockSizeMin:  flacBlock,
 		BlockSizeMax:  flacBlock,
@@ -74,6 +91,9 @@ func (f *flacEncoder) drain() error {
 }
 
 func (f *flacEncoder) write(pcm []int16) error {
+	f.samples += uint64(len(pcm))
+	f.raw = Int16ToBytes(f.raw[:0], pcm)
+	f.sum.Write(f.raw)
 	for len(pcm) > 0 {
 		n := min(len(pcm), flacBlock-len(f.block))
 		for _, v := range pcm[:n] {
@@ -113,7 +133,45 @@ func (f *flacEncoder) finish() error {
 	if err := f.enc.Close(); err != nil {
 		return fmt.Errorf("flac: %w", err)
 	}
-	return f.drain()
+	if err := f.drain(); err != nil {
+		return err
+	}
+	return f.patchStreamInfo()
+}
+
+// streamInfoCount is where, after "fLaC", the block's 4-byte header and
+// 10 bytes of frame sizes, STREAMINFO's sample rate (20 bits), channels
+// less one (3), bits per sample less one (5) and sample count (36) share 8
+// bytes; the MD5 of the samples follows them.
+const streamInfoCount = 4 + 4 + 10
+
+// patchStreamInfo writes the sample count and MD5 into STREAMINFO when the
+// destination can seek; a stream keeps "unknown" (0).
+func (f *flacEncoder) patchStreamInfo() error {
+	if f.seeker == nil || f.samples >= 1<<36 {
+		return nil
+	}
+	end, err := f.seeker.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("flac: %w", err)
+	}
+	// The rate, channels and bits are known from the start: rebuild the
+	// 8 bytes rather than read them back.
+	const mono, bits16 = 0, 15
+	v := uint64(f.frame.Header.SampleRate)<<44 | mono<<41 | bits16<<36 | f.samples
+	var b [8 + md5.Size]byte
+	binary.BigEndian.PutUint64(b[:8], v)
+	f.sum.Sum(b[8:8])
+	if _, err := f.seeker.Seek(f.start+streamInfoCount, io.SeekStart); err != nil {
+		return fmt.Errorf("flac: %w", err)
+	}
+	if _, err := f.seeker.Write(b[:]); err != nil {
+		return fmt.Errorf("flac: %w", err)
+	}
+	if _, err := f.seeker.Seek(end, io.SeekStart); err != nil {
+		return fmt.Errorf("flac: %w", err)
+	}
+	return nil
 }
 
 func (f *flacEncoder) abort() {}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"os"
 	"path/filepath"
@@ -53,6 +54,17 @@ func TestSpeakToFile(t *testing.T) {
 			}
 			if buf.Container != tt.container || buf.Duration() < 500*time.Millisecond {
 				t.Errorf("decoded %v of %v, want over 0.5 s of %v", buf.Duration(), buf.Container, tt.container)
+			}
+			// A file on disk has its real sizes, not a stream's "unknown".
+			switch tt.container {
+			case audio.ContainerWAV:
+				if riff := binary.LittleEndian.Uint32(b[4:8]); int(riff) != len(b)-8 {
+					t.Errorf("RIFF size %#x in a file of %d bytes", riff, len(b))
+				}
+			case audio.ContainerFLAC:
+				if n := binary.BigEndian.Uint64(b[18:26]) & (1<<36 - 1); n != uint64(buf.Frames()) {
+					t.Errorf("STREAMINFO says %d samples, the file holds %d", n, buf.Frames())
+				}
 			}
 			level, _ := audio.Level(audio.Float32ToInt16(nil, buf.Samples))
 			if level < -45 {

@@ -56,7 +56,22 @@ func EncodingForPath(path string) (string, bool) {
 // SaveEncodings), resampled to the encoding's rate where it has one
 // (mp3 and aac 22.05 kHz, opus and flac 48 kHz, mu-law and A-law 8 kHz,
 // linear16 at its own rate when the service offers it, else 24 kHz).
+//
+// The file is made in memory and then written to w, so that it has its
+// real sizes (WAV's RIFF and data sizes, FLAC's sample count) even when w
+// cannot seek back to write them: a saved file is not a stream.
 func EncodeAudio(ctx context.Context, w io.Writer, pcm []int16, rate int, encoding string) error {
+	var file audio.SeekBuffer
+	if err := encodeAudio(ctx, &file, pcm, rate, encoding); err != nil {
+		return err
+	}
+	if _, err := w.Write(file.Bytes()); err != nil {
+		return fmt.Errorf("save audio: %w", err)
+	}
+	return nil
+}
+
+func encodeAudio(ctx context.Context, w io.Writer, pcm []int16, rate int, encoding string) error {
 	if !slices.Contains(SaveEncodings, encoding) {
 		return fmt.Errorf("save audio: %q is not a format to save in; use %s", encoding, strings.Join(SaveEncodings, ", "))
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/gen2brain/malgo"
 
+	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/sessions"
@@ -123,6 +125,21 @@ func TestVoicesTab(t *testing.T) {
 	buf, err := audio.Decode(t.Context(), bytes.NewReader(b))
 	if err != nil || buf.Container != audio.ContainerFLAC || buf.Duration() < 500e6 {
 		t.Fatalf("saved %v, %v", buf, err)
+	}
+	// A saved file knows its length (players show it): not a stream's 0.
+	if n := binary.BigEndian.Uint64(b[18:26]) & (1<<36 - 1); n != uint64(buf.Frames()) {
+		t.Errorf("the saved FLAC says %d samples, it holds %d", n, buf.Frames())
+	}
+	h.ui(func() { v.save.format.SetSelected(api.EncodingLinear16) })
+	h.press(saveShortcut)
+	saveThroughDialog(t, h, "hello.wav", ".wav")
+	h.waitFor(t, "the WAV file to be saved", func() bool { return strings.HasPrefix(v.status.Text, "Saved hello.wav") })
+	wav, err := os.ReadFile(filepath.Join(dir, "hello.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if riff := binary.LittleEndian.Uint32(wav[4:8]); int(riff) != len(wav)-8 {
+		t.Errorf("the saved WAV's RIFF size is %#x, the file %d bytes", riff, len(wav))
 	}
 
 	// Stop (Esc) cuts a long text short.
