@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"regexp"
