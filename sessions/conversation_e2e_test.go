@@ -249,7 +249,7 @@ func TestWorkspaceStartConversation(t *testing.T) {
 	if turns := c.Turns(); len(turns) != 1 {
 		t.Errorf("%d turns, want 1", len(turns))
 	}
-	list, err := ws.Sessions(t.Context(), store.KindConversation, 0)
+	list, err := ws.Sessions(t.Context(), store.Filter{Kind: store.KindConversation})
 	if err != nil || len(list) != 1 || list[0].Source != "Replayed reading" || list[0].Backend != "Local engine" {
 		t.Errorf("history lists %+v (%v), want the conversation", list, err)
 	}

@@ -122,7 +122,7 @@ func TestKeyDoesNotLeak(t *testing.T) {
 	if err := w.SaveSettings(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	list, err := w.Sessions(ctx, "", 0)
+	list, err := w.Sessions(ctx, store.Filter{})
 	if err != nil || len(list) != 6 {
 		t.Fatalf("history lists %d sessions (%v), want 6", len(list), err)
 	}

@@ -445,9 +445,9 @@ func (w *Workspace) TranscribeFile(ctx context.Context, path string, progress fu
 	return fs.Wait(progress)
 }
 
-// Sessions lists past sessions of a kind ("" for all), newest first.
-func (w *Workspace) Sessions(ctx context.Context, kind string, limit int) ([]store.Session, error) {
-	return w.cfg.History.Sessions(ctx, store.Filter{Kind: kind, Limit: limit})
+// Sessions lists the past sessions f keeps, newest first.
+func (w *Workspace) Sessions(ctx context.Context, f store.Filter) ([]store.Session, error) {
+	return w.cfg.History.Sessions(ctx, f)
 }
 
 // Transcript reads a past session back.
@@ -507,7 +507,7 @@ func (w *Workspace) DeleteSession(ctx context.Context, id int64) error {
 	return w.cfg.History.DeleteSession(ctx, id)
 }
 
-// Search finds past sessions by their words.
-func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]store.Hit, error) {
-	return w.cfg.History.Search(ctx, query, limit)
+// Search finds past sessions by their words; with kinds, sessions of those kinds only.
+func (w *Workspace) Search(ctx context.Context, query string, limit int, kinds ...string) ([]store.Hit, error) {
+	return w.cfg.History.Search(ctx, query, limit, kinds...)
 }

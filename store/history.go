@@ -79,9 +79,18 @@ type Segment struct {
 
 // Filter selects sessions.
 type Filter struct {
-	Kind   string // "" for every kind
-	Limit  int    // at most this many; 0 for all
-	Offset int    // skip this many of the newest
+	Kind   string   // "" for every kind
+	Kinds  []string // also any of these; with Kind, both count
+	Limit  int      // at most this many; 0 for all
+	Offset int      // skip this many of the newest
+}
+
+// kinds returns the kinds the filter keeps, none for every kind.
+func (f Filter) kinds() []string {
+	if f.Kind == "" {
+		return f.Kinds
+	}
+	return append([]string{f.Kind}, f.Kinds...)
 }
 
 // CreateSession saves a new session and returns its id. A zero Started is
@@ -186,8 +195,11 @@ func (d *DB) Sessions(ctx context.Context, f Filter) ([]Session, error) {
 		limit = -1 // SQLite: no limit
 	}
 	query, args := `SELECT `+sessionColumns+` FROM sessions s`, []any{}
-	if f.Kind != "" {
-		query, args = query+` WHERE s.kind = ?`, append(args, f.Kind)
+	if kinds := f.kinds(); len(kinds) > 0 {
+		query += ` WHERE s.kind IN (?` + strings.Repeat(`, ?`, len(kinds)-1) + `)`
+		for _, k := range kinds {
+			args = append(args, k)
+		}
 	}
 	query += ` ORDER BY s.started DESC, s.id DESC LIMIT ? OFFSET ?`
 	rows, err := d.r.QueryContext(ctx, query, append(args, limit, f.Offset)...)

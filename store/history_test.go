@@ -184,6 +184,8 @@ func TestSessionsOrderAndFilter(t *testing.T) {
 		{"page two", Filter{Limit: 2, Offset: 2}, []int{2, 1}},
 		{"past the end", Filter{Offset: 10}, nil},
 		{"unknown kind", Filter{Kind: KindAgent}, nil},
+		{"kinds", Filter{Kinds: []string{KindAgent, KindFile}}, []int{4, 3}},
+		{"kind and kinds", Filter{Kind: KindCaptions, Kinds: []string{KindFile}, Limit: 3}, []int{4, 3, 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -41,8 +41,9 @@ type Hit struct {
 // the user types), best match first. query is taken as plain words: quotes,
 // operators and other search syntax are matched literally, never parsed,
 // so no input makes Search fail. A query with no word finds nothing.
-// limit <= 0 means DefaultHits; it is capped at MaxHits.
-func (d *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
+// limit <= 0 means DefaultHits; it is capped at MaxHits. With kinds, only
+// sessions of those kinds are searched.
+func (d *DB) Search(ctx context.Context, query string, limit int, kinds ...string) ([]Hit, error) {
 	match := matchQuery(query)
 	if match == "" {
 		return nil, nil
@@ -51,10 +52,17 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error)
 		limit = DefaultHits
 	}
 	limit = min(limit, MaxHits)
+	where, args := `history_fts MATCH ?`, []any{snippetTokens, match}
+	if len(kinds) > 0 {
+		where += ` AND session_id IN (SELECT id FROM sessions WHERE kind IN (?` + strings.Repeat(`, ?`, len(kinds)-1) + `))`
+		for _, k := range kinds {
+			args = append(args, k)
+		}
+	}
 	rows, err := d.r.QueryContext(ctx, `SELECT rowid, session_id, start,
 			snippet(history_fts, 0, char(2), char(3), '…', ?)
-		FROM history_fts WHERE history_fts MATCH ?
-		ORDER BY rank LIMIT ?`, snippetTokens, match, limit)
+		FROM history_fts WHERE `+where+`
+		ORDER BY rank LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
 	}

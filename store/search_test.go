@@ -108,6 +108,20 @@ func TestSearch(t *testing.T) {
 		}
 	})
 
+	t.Run("of some kinds", func(t *testing.T) {
+		hits, err := d.Search(ctx, "budget", 10, KindFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 || hits[0].SessionID != file {
+			t.Errorf("hits in files %+v, want the file's one", hits)
+		}
+		hits, err = d.Search(ctx, "budget", 10, KindAnalysis, KindSynthesis)
+		if err != nil || len(hits) != 0 {
+			t.Errorf("hits in kinds that hold none: %+v, %v", hits, err)
+		}
+	})
+
 	tests := []struct {
 		name, query string
 		want        int // hits

@@ -548,7 +548,7 @@ func (t *analyzeTab) writeExport(id int64, f sessions.AnalysisFormat, w io.Write
 func (t *analyzeTab) reload() {
 	t.ui.do(func() {
 		t.app.goAsync(func(ctx context.Context) {
-			list, err := t.app.ws.Sessions(ctx, store.KindAnalysis, analyzeHistoryLen)
+			list, err := t.app.ws.Sessions(ctx, store.Filter{Kind: store.KindAnalysis, Limit: analyzeHistoryLen})
 			t.app.onUI(func() {
 				if err != nil {
 					t.showError("list past analyses", err)

@@ -223,12 +223,17 @@ func (h *historyPanel) isLive(id int64) bool {
 	return h.tab.live != nil && h.tab.live.id == id
 }
 
+// captionsHistoryKinds are the kinds of session the Captions tab's history
+// lists and searches: what was transcribed (live, from a file, or as a
+// conversation). Syntheses and analyses have their own tabs' histories.
+var captionsHistoryKinds = []string{store.KindCaptions, store.KindFile, store.KindConversation}
+
 // reload lists the sessions again, off the UI goroutine.
 func (h *historyPanel) reload() {
 	h.loadGen++
 	gen := h.loadGen
 	started := h.tab.app.goAsync(func(ctx context.Context) {
-		list, err := h.tab.app.ws.Sessions(ctx, "", historyLimit)
+		list, err := h.tab.app.ws.Sessions(ctx, store.Filter{Kinds: captionsHistoryKinds, Limit: historyLimit})
 		h.tab.app.onUI(func() {
 			if gen == h.loadGen {
 				h.setSessions(list, err)
@@ -335,7 +340,7 @@ func (h *historyPanel) runSearch(q string, delay time.Duration) {
 				return
 			}
 		}
-		hits, err := h.tab.app.ws.Search(ctx, q, searchHits)
+		hits, err := h.tab.app.ws.Search(ctx, q, searchHits, captionsHistoryKinds...)
 		if ctx.Err() != nil {
 			return // a newer search replaced this one
 		}
