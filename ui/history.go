@@ -439,6 +439,8 @@ func (h *historyPanel) onRename() {
 				h.renameSession(s, strings.TrimSpace(entry.Text))
 			}
 		}, h.tab.app.window)
+	// Enter renames, as Rename does (and as it, not with an empty title).
+	entry.OnSubmitted = func(string) { d.Submit() }
 	d.Resize(fyne.NewSize(460, d.MinSize().Height))
 	d.Show()
 	h.tab.app.window.Canvas().Focus(entry)

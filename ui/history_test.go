@@ -270,6 +270,26 @@ func TestHistoryRename(t *testing.T) {
 	if s, _ := h.db.Session(t.Context(), ids[0]); s.Title != "Weekly standup" {
 		t.Errorf("Cancel renamed the session to %q", s.Title)
 	}
+
+	// Enter in the title field renames, as the button does; not when the
+	// title is empty.
+	h.ui(func() { test.Tap(c.history.rename) })
+	o = h.inOverlays(func(o fyne.CanvasObject) bool { e, ok := o.(*widget.Entry); return ok && e.Text == "Weekly standup" })
+	entry, ok = o.(*widget.Entry)
+	if !ok {
+		t.Fatalf("no title field in the second Rename dialog; window:\n%s", h.screen())
+	}
+	h.ui(func() {
+		entry.SetText("")
+		entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	h.assertShows(t, "Rename session")
+	h.ui(func() {
+		test.Type(entry, "Daily standup")
+		entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	h.waitFor(t, "the title given with Enter", func() bool { return c.status.Text == "Renamed to “Daily standup”." })
+	h.assertHides(t, "Rename session")
 }
 
 func titlesOf(rows []historyRow) []string {
