@@ -85,9 +85,32 @@ func (c *captionsTab) exportSession(id int64, title string) {
 			if !known {
 				f = defaultExportFormat(c.settings.ExportFormat)
 			}
+			c.rememberExportFormat(f)
 			c.chooseExportFile(id, title, f)
 		}, c.app.window)
 	d.Show()
+}
+
+// rememberExportFormat makes f the format the next export proposes (and
+// the Settings tab shows), in the settings, when it is not already.
+func (c *captionsTab) rememberExportFormat(f sessions.ExportFormat) {
+	if defaultExportFormat(c.settings.ExportFormat) == f {
+		return
+	}
+	c.app.goAsync(func(ctx context.Context) {
+		s, err := c.app.ws.Settings(ctx)
+		if err == nil {
+			s.ExportFormat = string(f)
+			err = c.app.ws.SaveSettings(ctx, s)
+		}
+		c.app.onUI(func() {
+			if err != nil {
+				c.showError("remember the export format", err)
+				return
+			}
+			c.app.settingsSaved(s, false)
+		})
+	})
 }
 
 // chooseExportFile asks where to save the export. A file name ending in

@@ -30,8 +30,9 @@ func (h *harness) exportThrough(t *testing.T, export *widget.Button, f sessions.
 		t.Fatalf("the export dialog offers no formats; window:\n%s", h.screen())
 	}
 	h.ui(func() {
-		if formats.Selected != exportFormatName(sessions.ExportSRT) {
-			t.Errorf("the export dialog proposes %q, want the settings' SRT", formats.Selected)
+		// The dialog proposes the format last used, SRT the first time.
+		if want := exportFormatName(defaultExportFormat(h.captions.settings.ExportFormat)); formats.Selected != want {
+			t.Errorf("the export dialog proposes %q, want the settings' %q", formats.Selected, want)
 		}
 		formats.SetSelected(exportFormatName(f))
 	})
@@ -52,6 +53,7 @@ func (h *harness) exportThrough(t *testing.T, export *widget.Button, f sessions.
 	if h.dialogOpen() {
 		t.Errorf("a dialog stays open after the export; window:\n%s", h.screen())
 	}
+	h.waitFor(t, "the format to be remembered", func() bool { return defaultExportFormat(h.captions.settings.ExportFormat) == f })
 	path := filepath.Join(dir, file)
 	b, err := os.ReadFile(path)
 	if err != nil {
