@@ -30,24 +30,31 @@ func (v *voicesTab) buildHistory() fyne.CanvasObject {
 	h := &v.past
 	h.list = widget.NewList(
 		func() int { return len(h.items) },
+		// Each row: the text spoken, on a line of its own (the column is
+		// narrow), then the voice and length beside the buttons.
 		func() fyne.CanvasObject {
-			return container.NewBorder(nil, nil, nil,
-				container.NewHBox(
-					widget.NewButtonWithIcon("", theme.MediaPlayIcon(), nil),
-					widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), nil),
-					widget.NewButtonWithIcon("", theme.DeleteIcon(), nil)),
-				widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{}))
+			title := widget.NewLabel("")
+			title.Truncation = fyne.TextTruncateEllipsis
+			detail := widget.NewLabel("")
+			detail.Truncation = fyne.TextTruncateEllipsis
+			detail.SizeName = theme.SizeNameCaptionText
+			detail.Importance = widget.LowImportance
+			buttons := container.NewHBox(
+				widget.NewButtonWithIcon("", theme.MediaPlayIcon(), nil),
+				widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), nil),
+				widget.NewButtonWithIcon("", theme.DeleteIcon(), nil))
+			return container.NewVBox(title, container.NewBorder(nil, nil, nil, buttons, detail))
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i >= len(h.items) {
 				return
 			}
 			s := h.items[i]
-			c := o.(*fyne.Container)
-			l := c.Objects[0].(*widget.Label)
-			l.Truncation = fyne.TextTruncateEllipsis
-			l.SetText(historyLine(s))
-			btns := c.Objects[1].(*fyne.Container).Objects
+			rows := o.(*fyne.Container).Objects
+			rows[0].(*widget.Label).SetText(s.Title)
+			bottom := rows[1].(*fyne.Container).Objects
+			bottom[0].(*widget.Label).SetText(historyDetail(s))
+			btns := bottom[1].(*fyne.Container).Objects
 			btns[0].(*widget.Button).OnTapped = func() { v.onReplayHistory(s.ID) }
 			btns[1].(*widget.Button).OnTapped = func() { v.onSaveAs(s.ID) }
 			btns[2].(*widget.Button).OnTapped = func() { v.onDeleteHistory(s.ID) }
@@ -60,9 +67,9 @@ func (v *voicesTab) buildHistory() fyne.CanvasObject {
 	return container.NewBorder(widget.NewLabelWithStyle("History", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, h.list)
 }
 
-// historyLine describes a past synthesis on one line.
-func historyLine(s store.Session) string {
-	return fmt.Sprintf("%s · %s · %.1f s", s.Title, s.Model, s.Duration)
+// historyDetail says what spoke a past synthesis and for how long.
+func historyDetail(s store.Session) string {
+	return fmt.Sprintf("%s · %.1f s", s.Model, s.Duration)
 }
 
 // reloadHistory lists past syntheses, off the UI goroutine.

@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/gen2brain/malgo"
 
@@ -105,6 +106,23 @@ func TestVoicesTab(t *testing.T) {
 		}
 	})
 	h.waitFor(t, "the history", func() bool { return len(v.past.items) == 1 })
+	// The history row gives the text spoken room to be read, not "Hel…".
+	h.ui(func() {
+		title := v.past.items[0].Title
+		var label *widget.Label
+		walk(v.past.list, func(o fyne.CanvasObject) {
+			if l, ok := o.(*widget.Label); ok && l.Text == title {
+				label = l
+			}
+		})
+		if label == nil {
+			t.Fatalf("no history row shows %q", title)
+		}
+		want := fyne.MeasureText(string([]rune(title)[:min(20, len([]rune(title)))]), theme.TextSize(), label.TextStyle).Width
+		if got := label.Size().Width - 2*theme.InnerPadding(); got < want {
+			t.Errorf("the history row gives the title %.0f of the %.0f its first 20 characters need", got, want)
+		}
+	})
 	saved, err := h.db.LoadSettings(t.Context())
 	if err != nil || saved.Voice != "aura-2-thalia-en" || saved.SpeakSpeed != 1.2 {
 		t.Errorf("settings saved %q at %v (%v)", saved.Voice, saved.SpeakSpeed, err)
