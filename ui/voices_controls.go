@@ -71,7 +71,8 @@ func (v *voicesTab) buildControls() (filters, sliders fyne.CanvasObject) {
 	c.expr.OnChanged = func(float64) { v.showValues() }
 	c.exprV = widget.NewLabel("")
 	c.turns = widget.NewCheck("Speak turn by turn", nil)
-	c.voiceB = widget.NewSelect(nil, nil)
+	// Picking voice B makes Compare A/B possible at once.
+	c.voiceB = widget.NewSelect(nil, func(string) { v.updateControls() })
 	c.voiceB.PlaceHolder = noVoiceB
 
 	filters = container.NewGridWithColumns(3, c.language, c.accent, c.voice)

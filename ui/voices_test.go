@@ -106,6 +106,16 @@ func TestVoicesTab(t *testing.T) {
 		}
 	})
 	h.waitFor(t, "the history", func() bool { return len(v.past.items) == 1 })
+	// Compare A/B becomes possible as soon as a voice B is picked.
+	h.ui(func() {
+		if !v.run.compare.Disabled() {
+			t.Error("Compare A/B is possible with no voice B")
+		}
+		v.controls.voiceB.SetSelectedIndex(0)
+		if v.run.compare.Disabled() {
+			t.Errorf("Compare A/B stays disabled with voice B %q picked", v.controls.voiceB.Selected)
+		}
+	})
 	// The history row gives the text spoken room to be read, not "Hel…".
 	h.ui(func() {
 		title := v.past.items[0].Title
