@@ -31,13 +31,16 @@ type voiceControls struct {
 	accent   *widget.Select
 	voice    *widget.Select
 	voiceB   *widget.Select
-	text     *widget.Entry
-	speed    *widget.Slider
-	speedV   *widget.Label
-	speedWhy *widget.Label
-	expr     *widget.Slider
-	exprV    *widget.Label
-	turns    *widget.Check
+	// langCodes are the language tags of the language filter's options,
+	// "" for All languages.
+	langCodes []string
+	text      *widget.Entry
+	speed     *widget.Slider
+	speedV    *widget.Label
+	speedWhy  *widget.Label
+	expr      *widget.Slider
+	exprV     *widget.Label
+	turns     *widget.Check
 
 	all     []sessions.Voice
 	shown   []sessions.Voice // the voices the picker offers, filtered
@@ -152,17 +155,24 @@ func (v *voicesTab) showValues() {
 func (v *voicesTab) setVoices(list []sessions.Voice) {
 	c := &v.controls
 	c.all = list
-	langs, accents := []string{anyLanguage}, []string{anyAccent}
+	var codes []string
+	accents := []string{anyAccent}
 	for _, x := range list {
-		if !slices.Contains(langs, x.Language) {
-			langs = append(langs, x.Language)
+		if !slices.Contains(codes, x.Language) {
+			codes = append(codes, x.Language)
 		}
 		if x.Accent != "" && !slices.Contains(accents, x.Accent) {
 			accents = append(accents, x.Accent)
 		}
 	}
-	slices.Sort(langs[1:])
+	// By name ("German (de)"), in the order of the names.
+	slices.SortFunc(codes, func(a, b string) int { return strings.Compare(languageLabel(a), languageLabel(b)) })
 	slices.Sort(accents[1:])
+	c.langCodes = append([]string{""}, codes...)
+	langs := []string{anyLanguage}
+	for _, code := range codes {
+		langs = append(langs, languageLabel(code))
+	}
 	c.filling = true
 	c.language.SetOptions(langs)
 	c.accent.SetOptions(accents)
@@ -190,9 +200,9 @@ func (v *voicesTab) applyFilters() {
 			keep = v.settings.TurnVoice
 		}
 	}
-	lang, accent := c.language.Selected, c.accent.Selected
-	if lang == anyLanguage {
-		lang = ""
+	lang, accent := "", c.accent.Selected
+	if i := c.language.SelectedIndex(); i > 0 && i < len(c.langCodes) {
+		lang = c.langCodes[i]
 	}
 	if accent == anyAccent {
 		accent = ""

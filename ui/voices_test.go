@@ -44,7 +44,15 @@ func TestVoicesTab(t *testing.T) {
 	h.waitFor(t, "the voices to be listed", func() bool { return len(v.controls.all) > 0 && v.controls.selectedVoice() != "" })
 
 	// Filters: Spanish narrows the list to Spanish voices.
-	h.ui(func() { v.controls.language.SetSelected("es") })
+	h.ui(func() {
+		// Languages are offered by name, not as bare codes.
+		for _, o := range v.controls.language.Options {
+			if len(o) <= 3 {
+				t.Errorf("the language filter offers the bare code %q", o)
+			}
+		}
+		v.controls.language.SetSelected("Spanish (es)")
+	})
 	h.ui(func() {
 		if len(v.controls.shown) == 0 {
 			t.Fatal("no Spanish voice")
