@@ -105,6 +105,10 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 	t.customURL = widget.NewEntry()
 	t.customURL.SetPlaceHolder("https://speech.example.com")
 	t.customURL.Validator = t.checkCustomURL
+	// Fyne keeps an entry's last verdict while it has the focus, so an
+	// address made invalid by typing kept its green tick until Save: the
+	// verdict follows every change instead.
+	t.customURL.AlwaysShowValidationError = true
 	t.customURL.OnChanged = func(string) { t.onFieldChanged() }
 	t.tokens = widget.NewCheck("Authenticate streams with short-lived tokens", func(bool) { t.onFieldChanged() })
 
@@ -405,6 +409,7 @@ func (t *settingsTab) updateBackendFields() {
 	enable(t.region, backend != store.BackendLocal)
 	enable(t.tokens, backend != store.BackendLocal)
 	enable(t.customURL, backend == store.BackendCustom)
+	_ = t.customURL.Validate() // its verdict depends on the backend
 	t.forms[0].Refresh()
 }
 

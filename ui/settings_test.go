@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/internal/testkit"
@@ -267,6 +268,40 @@ func TestInvalidCustomURL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCustomAddressVerdictWhileTyping: the custom address shows no green
+// tick while what is typed is not an address, and the error once the
+// field is left.
+func TestCustomAddressVerdictWhileTyping(t *testing.T) {
+	h := settingsHarness(t, harnessConfig{}, Options{})
+	h.chooseBackend(store.BackendCustom)
+	icon := func() string {
+		name := ""
+		walk(h.settings.customURL, func(o fyne.CanvasObject) {
+			if img, ok := o.(*canvas.Image); ok && img.Visible() && img.Resource != nil {
+				name = img.Resource.Name()
+			}
+		})
+		return name
+	}
+	confirm := theme.ConfirmIcon().Name()
+	h.ui(func() {
+		e := h.settings.customURL
+		h.window.Canvas().Focus(e)
+		test.Type(e, "https://speech.example.com")
+		if got := icon(); got != confirm {
+			t.Errorf("a valid address shows the icon %q, want the tick %q", got, confirm)
+		}
+		test.Type(e, "/?token=abc") // no longer an address
+		if got := icon(); got == confirm {
+			t.Error("an invalid address still shows the green tick while typed")
+		}
+		h.window.Canvas().Unfocus()
+		if got := icon(); got == "" || got == confirm {
+			t.Errorf("an invalid address left shows %q, want the error icon", got)
+		}
+	})
 }
 
 func TestRevert(t *testing.T) {
