@@ -419,21 +419,22 @@ func countGiven(in AnalysisInput) int {
 
 // readDocument reads a text file of at most MaxAnalysisBytes.
 func readDocument(path string) (string, error) {
+	name := filepath.Base(path)
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("open %s: %w", filepath.Base(path), err)
+		return "", &FileError{Name: name, Err: err}
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return "", err
+		return "", &FileError{Name: name, Err: err}
 	}
 	if info.IsDir() {
-		return "", fmt.Errorf("%s is a folder: %w", filepath.Base(path), ErrNotText)
+		return "", &FileError{Name: name, Err: fmt.Errorf("%w: %w", ErrFolder, ErrNotText)}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxAnalysisBytes+1))
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", filepath.Base(path), err)
+		return "", &FileError{Name: name, Err: err}
 	}
 	return checkDocument(b, filepath.Base(path))
 }

@@ -861,6 +861,52 @@ func (r *conversationRun) finish(status string, err error) {
 	r.setState(StateStopped, nil)
 }
 
+// checkAudioBytes is how much of a file CheckAudioFile decodes.
+const checkAudioBytes = 256 << 10
+
+// CheckAudioFile reads the start of the file at path and decodes it, so
+// that a file that is not audio (or not one Earshot reads) is refused when
+// it is chosen, not when it is played. An error is a *FileError.
+func CheckAudioFile(ctx context.Context, path string) error {
+	name := filepath.Base(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return &FileError{Name: name, Err: err}
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || info.IsDir() {
+		if err == nil {
+			err = ErrFolder
+		}
+		return &FileError{Name: name, Err: err}
+	}
+	head, err := io.ReadAll(io.LimitReader(f, checkAudioBytes))
+	if err != nil {
+		return &FileError{Name: name, Err: err}
+	}
+	d, err := audio.NewStreamDecoder(audio.Format{})
+	if err != nil {
+		return &FileError{Name: name, Err: err}
+	}
+	defer d.Close()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := d.Decode(head); err != nil {
+		return &FileError{Name: name, Err: err}
+	}
+	if len(head) < checkAudioBytes {
+		// The whole file was read: it must also end well.
+		if _, err := d.Flush(); err != nil {
+			return &FileError{Name: name, Err: err}
+		}
+	}
+	if _, ok := d.Info(); !ok {
+		return &FileError{Name: name, Err: fmt.Errorf("%w: no audio in the first %d KB", audio.ErrUndecodable, checkAudioBytes>>10)}
+	}
+	return nil
+}
+
 // OpenPacedFile decodes the recording at path into a source that
 // delivers it at real time, as a microphone would, for a conversation
 // from a file; a speed above 0 other than 1 plays it that many times
@@ -868,12 +914,12 @@ func (r *conversationRun) finish(status string, err error) {
 func OpenPacedFile(ctx context.Context, path string, speed float64) (audio.Source, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, &FileError{Name: filepath.Base(path), Err: err}
 	}
 	defer f.Close()
 	b, err := audio.Decode(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+		return nil, &FileError{Name: filepath.Base(path), Err: err}
 	}
 	cfg := audio.ReplayConfig{Paced: true}
 	if speed > 0 && speed != 1 {

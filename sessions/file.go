@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -132,17 +131,18 @@ func (s *FileTranscriptionSession) prepare(ctx context.Context) (runFunc, error)
 	if err := s.opts.CheckRequest(api.Batch); err != nil {
 		return nil, err
 	}
+	name := filepath.Base(s.path)
 	file, err := os.Open(s.path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", filepath.Base(s.path), err)
+		return nil, &FileError{Name: name, Err: err}
 	}
 	info, err := file.Stat()
 	if err == nil && info.IsDir() {
-		err = fmt.Errorf("%s is a folder, not an audio file", filepath.Base(s.path))
+		err = ErrFolder
 	}
 	if err != nil {
 		file.Close()
-		return nil, err
+		return nil, &FileError{Name: name, Err: err}
 	}
 	optJSON, _ := json.Marshal(s.opts.Query())
 	rec, err := openRecord(ctx, fileRecordHistory(s.f.History), store.Session{

@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"context"
 	"path/filepath"
 
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -94,8 +96,25 @@ func (c *conversationTab) onOpenFile() {
 	c.app.openLocalFile(c, audioExtensions, "play", c.chooseFile)
 }
 
-// chooseFile makes the recording at path the source.
+// chooseFile makes the recording at path the source, once its start has
+// been read as audio off the UI goroutine: a file that is not audio is
+// refused now, not when Start plays it.
 func (c *conversationTab) chooseFile(path string) {
+	c.setStatus("Reading "+filepath.Base(path)+"…", widget.MediumImportance)
+	c.app.goAsync(func(ctx context.Context) {
+		err := sessions.CheckAudioFile(ctx, path)
+		c.app.onUI(func() {
+			if err != nil {
+				c.showError("open a recording", err)
+				return
+			}
+			c.useFile(path)
+		})
+	})
+}
+
+// useFile makes the recording at path, checked, the source.
+func (c *conversationTab) useFile(path string) {
 	c.source.file = path
 	c.setMicrophones(c.app.mics)
 	c.source.choose(fileChoice)

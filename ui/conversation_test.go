@@ -2,6 +2,7 @@ package ui
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -363,11 +364,9 @@ func TestConversationFromFile(t *testing.T) {
 	h.ui(func() {
 		h.SelectTab("Conversation")
 		c.chooseFile(path)
-		if c.source.picker.Selected != "Recording: pause.wav" {
-			t.Errorf("the source reads %q, want the recording", c.source.picker.Selected)
-		}
-		test.Tap(c.start)
 	})
+	h.waitFor(t, "the recording to be chosen", func() bool { return c.source.picker.Selected == "Recording: pause.wav" })
+	h.ui(func() { test.Tap(c.start) })
 	h.waitFor(t, "the conversation to end", func() bool { return c.live == nil && strings.HasPrefix(c.status.Text, "Stopped. ") })
 	cards := h.turnCards()
 	if len(cards) != 1 || cards[0].turn.Trigger != api.TriggerModel || !strings.Contains(cards[0].text, "young man") {
@@ -377,4 +376,30 @@ func TestConversationFromFile(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Source != "pause.wav" {
 		t.Errorf("history %+v (%v), want the conversation from pause.wav", list, err)
 	}
+}
+
+// TestConversationRefusesCorruptFile: a file that is not audio is refused
+// when it is chosen, in plain words that keep its name as it is, and the
+// source stays what it was; it does not wait for Start to fail.
+func TestConversationRefusesCorruptFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "corrupt.wav")
+	if err := os.WriteFile(path, []byte("RIFF\x24\x00\x00\x00WAVEdata\x00\x00\x00\x00 not audio at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, harnessConfig{}, Options{})
+	h.waitReady(t) // no service: the error it shows is not what is tested
+	c := h.converse
+	var before string
+	h.ui(func() {
+		h.SelectTab("Conversation")
+		before = c.source.picker.Selected
+		c.chooseFile(path)
+	})
+	want := "“corrupt.wav”: this is not audio Earshot can read"
+	h.waitFor(t, "the file to be refused", func() bool { return strings.HasPrefix(c.status.Text, want) })
+	h.ui(func() {
+		if c.source.picker.Selected != before || c.source.file != "" {
+			t.Errorf("the corrupt file became the source (%q, %q)", c.source.picker.Selected, c.source.file)
+		}
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
@@ -90,6 +91,11 @@ func plainError(err error) string {
 // act on: a missing key, the keyring, the microphone, a file, options the
 // service would refuse.
 func knownWords(err error) (string, bool) {
+	var fe *sessions.FileError
+	if errors.As(err, &fe) {
+		// The name as it is, quoted, never capitalised.
+		return "“" + fe.Name + "”: " + lowerFirst(plainError(fe.Err)), true
+	}
 	switch {
 	case errors.Is(err, sessions.ErrNoKey):
 		return "No API key is set. Add one in Settings, or set " + sessions.EnvAPIKey + ".", true
@@ -113,6 +119,18 @@ func knownWords(err error) (string, bool) {
 		return "The file could not be found. Was it moved or deleted?", true
 	case errors.Is(err, fs.ErrPermission):
 		return "Earshot is not allowed to open this file.", true
+	}
+	switch {
+	case errors.Is(err, audio.ErrUndecodable):
+		why := err.Error()
+		if _, after, ok := strings.Cut(why, audio.ErrUndecodable.Error()+": "); ok {
+			why = after
+		}
+		return "This is not audio Earshot can read (" + strings.TrimSuffix(strings.TrimSpace(why), ".") + "). Open a WAV, MP3, FLAC, Ogg, AAC or M4A recording.", true
+	case errors.Is(err, sessions.ErrFolder):
+		return "This is a folder, not a file. Open a file inside it.", true
+	case errors.Is(err, audio.ErrTooLarge):
+		return "This recording is too long to open at once. Split it into shorter files.", true
 	}
 	var sf *sessions.SaveFailedEvent
 	if errors.As(err, &sf) {

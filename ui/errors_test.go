@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -84,6 +87,10 @@ func TestPlainError(t *testing.T) {
 		{"other", errors.New("unexpected end of JSON input"), "Something went wrong: Unexpected end of JSON input."},
 		{"other, punctuated", errors.New("stream closed!"), "Something went wrong: Stream closed!"},
 		{"empty message", errors.New(""), "Something went wrong: No details were given."},
+		{"undecodable file, its name kept", &sessions.FileError{Name: "corrupt.wav", Err: fmt.Errorf("audio: decode: %w", audioUndecodable(t))},
+			"“corrupt.wav”: this is not audio Earshot can read (WAV data chunk comes before the fmt chunk). Open a WAV, MP3, FLAC, Ogg, AAC or M4A recording."},
+		{"missing file, its name kept", &sessions.FileError{Name: "Talk.flac", Err: fs.ErrNotExist},
+			"“Talk.flac”: the file could not be found. Was it moved or deleted?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,6 +99,18 @@ func TestPlainError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// audioUndecodable is what the audio package says of a WAV file without
+// its format chunk.
+func audioUndecodable(t *testing.T) error {
+	t.Helper()
+	wav := []byte("RIFF\x24\x00\x00\x00WAVEdata\x00\x00\x00\x00")
+	_, err := audio.Decode(t.Context(), bytes.NewReader(wav))
+	if !errors.Is(err, audio.ErrUndecodable) {
+		t.Fatalf("decoding a WAV file without fmt: %v, want ErrUndecodable", err)
+	}
+	return err
 }
 
 // TestPlainErrorHidesURLSecrets checks that only the scheme and host of a
