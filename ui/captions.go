@@ -64,6 +64,7 @@ type captionsTab struct {
 type shownSession struct {
 	id    int64 // in history; 0 when nothing saved is shown
 	title string
+	empty bool // a saved session with no captions: nothing to export
 }
 
 // liveSession is a running live captions session as the tab sees it.
@@ -198,7 +199,7 @@ func (c *captionsTab) updateControls() {
 	enable(c.mic, !busy && !live)
 	enable(c.micRefresh, !busy && !live)
 	enable(c.openFile, !busy && !live)
-	enable(c.export, c.shown.id != 0 && !c.starting)
+	enable(c.export, c.shown.id != 0 && !c.shown.empty && !c.starting)
 	c.history.updateControls()
 }
 
@@ -578,9 +579,11 @@ func (c *captionsTab) onMute() {
 	c.updateControls()
 }
 
-// showTranscript puts a saved transcript in the caption view.
-func (c *captionsTab) showTranscript(id int64, title string, caps []sessions.Caption, info string, entities string) {
-	c.shown = shownSession{id: id, title: title}
+// showTranscript puts a saved transcript in the caption view; status is
+// how the session ended (store.StatusDone...), which says why it may have
+// no captions.
+func (c *captionsTab) showTranscript(id int64, title string, caps []sessions.Caption, info, entities, status string) {
+	c.shown = shownSession{id: id, title: title, empty: len(caps) == 0}
 	c.title.SetText(title)
 	c.setInfo(info)
 	c.entities.SetText(entities)
@@ -588,7 +591,16 @@ func (c *captionsTab) showTranscript(id int64, title string, caps []sessions.Cap
 	c.entities.Refresh()
 	hint := ""
 	if len(caps) == 0 {
-		hint = "This session has no captions."
+		switch status {
+		case store.StatusFailed:
+			hint = "This session failed before any words were saved, so there is nothing to show or export."
+		case store.StatusCancelled:
+			hint = "This session was cancelled before any words were saved."
+		case store.StatusRunning:
+			hint = "This session did not end properly (Earshot closed while it ran), and no words were saved."
+		default:
+			hint = "No words were heard in this session."
+		}
 	}
 	c.view.show(caps, hint)
 	c.updateControls()

@@ -221,7 +221,7 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, end fileEn
 	}
 	caps := sessions.CaptionsOf(res.Response)
 	info, entities := fileInfo(res.Response, settings.Model, requested)
-	c.showTranscript(res.SessionID, job.name, caps, info, entities)
+	c.showTranscript(res.SessionID, job.name, caps, info, entities, store.StatusDone)
 	c.app.fileIntel.show(job.name, res.Response)
 	done := fmt.Sprintf("Transcribed %s: %s.", job.name, plural(len(caps), "caption"))
 	if u := end.unsaved; u != nil {

@@ -523,7 +523,7 @@ func (c *captionsTab) openSession(s store.Session) {
 			} else {
 				info = joinDot(info, s.Model, plural(len(t.Captions), "caption"))
 			}
-			c.showTranscript(s.ID, s.Title, t.Captions, info, entities)
+			c.showTranscript(s.ID, s.Title, t.Captions, info, entities, s.Status)
 			c.app.fileIntel.show(s.Title, t.Response)
 			c.setStatus("Opened “"+s.Title+"”.", widget.MediumImportance)
 		})

@@ -137,7 +137,7 @@ func TestHistoryReopen(t *testing.T) {
 		t.Errorf("the second session shows %q", got)
 	}
 	h.ui(func() {
-		c.showTranscript(0, "Captions", nil, "", "")
+		c.showTranscript(0, "Captions", nil, "", "", store.StatusDone)
 		test.Tap(c.history.open)
 	})
 	h.waitFor(t, "Open to show the selected session", func() bool { return c.shown.id == ids[1] })
