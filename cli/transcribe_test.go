@@ -600,12 +600,16 @@ func TestTranscribeLiveStops(t *testing.T) {
 		}
 	}
 	cancel()
+	// Stopping waits for the last words while the engine makes progress,
+	// up to the session's own bound of two minutes (sessions.Captions);
+	// on a loaded machine that is many seconds. Real time, as the engine
+	// decodes in real time; the margin is the session's bound and more.
 	select {
 	case code := <-done:
 		if code != 0 {
 			t.Errorf("exit status %d after Ctrl+C, want 0; stderr %q", code, h.stderr.String())
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(3 * time.Minute):
 		t.Fatal("transcribe --live did not stop after Ctrl+C")
 	}
 	if h.closes.Load() != 1 {
