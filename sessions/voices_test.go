@@ -566,6 +566,7 @@ func TestEncodeAudio(t *testing.T) {
 			if d := b.Duration(); d < 900*time.Millisecond || d > 1200*time.Millisecond {
 				t.Errorf("%s decodes to %v, want about 1s", enc, d)
 			}
+			checkSavedLength(t, enc, &buf)
 			if got, ok := sessions.EncodingForPath("x" + sessions.SaveExtension(enc)); !ok || (got != enc && enc != "mulaw" && enc != "alaw") {
 				t.Errorf("the extension %s reads back as %q", sessions.SaveExtension(enc), got)
 			}

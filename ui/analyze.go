@@ -226,20 +226,8 @@ func (t *analyzeTab) settingsChanged(s store.Settings) {
 func (t *analyzeTab) onFeaturesChanged() {
 	t.updateControls()
 	f := t.checks.features()
-	t.app.goAsync(func(ctx context.Context) {
-		s, err := t.app.ws.Settings(ctx)
-		if err == nil {
-			sessions.SetAnalyzeFeatures(&s, f)
-			err = t.app.ws.SaveSettings(ctx, s)
-		}
-		t.app.onUI(func() {
-			if err != nil {
-				t.showError("save the analysis toggles", err)
-				return
-			}
-			t.app.settingsSaved(s, false)
-		})
-	})
+	t.app.changeSettings(func(s *store.Settings) { sessions.SetAnalyzeFeatures(s, f) },
+		func(err error) { t.showError("save the analysis toggles", err) })
 }
 
 // onOpenFile asks for a text file to analyse.

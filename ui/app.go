@@ -623,6 +623,26 @@ func (a *App) keyChanged() {
 	a.service.onRefresh()
 }
 
+// changeSettings reads the saved settings, applies change and saves them,
+// off the UI goroutine; every tab is then told (settingsSaved), or failed
+// is called on the UI goroutine with the error.
+func (a *App) changeSettings(change func(*store.Settings), failed func(error)) {
+	a.goAsync(func(ctx context.Context) {
+		s, err := a.ws.Settings(ctx)
+		if err == nil {
+			change(&s)
+			err = a.ws.SaveSettings(ctx, s)
+		}
+		a.onUI(func() {
+			if err != nil {
+				failed(err)
+				return
+			}
+			a.settingsSaved(s, false)
+		})
+	})
+}
+
 // settingsSaved is called on the UI goroutine once settings are saved,
 // from whichever tab saved them, so that every tab shows them and the
 // service is asked again (the backend may have changed).

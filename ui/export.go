@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
 )
 
 // exportFormatNames name the export formats for people, in the order
@@ -97,20 +98,8 @@ func (c *captionsTab) rememberExportFormat(f sessions.ExportFormat) {
 	if defaultExportFormat(c.settings.ExportFormat) == f {
 		return
 	}
-	c.app.goAsync(func(ctx context.Context) {
-		s, err := c.app.ws.Settings(ctx)
-		if err == nil {
-			s.ExportFormat = string(f)
-			err = c.app.ws.SaveSettings(ctx, s)
-		}
-		c.app.onUI(func() {
-			if err != nil {
-				c.showError("remember the export format", err)
-				return
-			}
-			c.app.settingsSaved(s, false)
-		})
-	})
+	c.app.changeSettings(func(s *store.Settings) { s.ExportFormat = string(f) },
+		func(err error) { c.showError("remember the export format", err) })
 }
 
 // chooseExportFile asks where to save the export. A file name ending in
