@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 
 	"fyne.io/fyne/v2/app"
 
@@ -43,7 +44,7 @@ func run(ctx context.Context, args []string) int {
 		}
 		return cli.Run(ctx, env, args)
 	}
-	if err := runApp(ctx); err != nil {
+	if err := runApp(ctx, screenshotSetup{}); err != nil {
 		fmt.Fprintln(os.Stderr, "earshot:", err)
 		return 1
 	}
@@ -61,9 +62,27 @@ func newEngine(c cli.ServeConfig) (cli.Server, error) {
 	})
 }
 
-// runApp opens the window. A build with the screenshots tag may set it
-// up for a screenshot first (main_screenshots.go).
-func runApp(ctx context.Context) error {
+// quitGrace is how long the window has to close once the app is asked
+// to end (SIGTERM, Ctrl+C in a terminal) before the process ends anyway.
+const quitGrace = 5 * time.Second
+
+// appSetup prepares the window before it opens: screenshotSetup in the
+// app people run, which a build with the screenshots tag fills in
+// (main_screenshots.go); tests give their own.
+type appSetup interface {
+	prepare(ctx context.Context, cfg *sessions.WorkspaceConfig, opts *ui.Options) (appShow, error)
+}
+
+// appShow is what a setup does with the window before it is shown.
+type appShow interface {
+	show(w *ui.App) error
+}
+
+// runApp opens the window, set up by setup, until it is closed or ctx
+// ends. When ctx ends it asks the window to close; a window that cannot
+// (its UI goroutine stuck) does not keep the process: after quitGrace
+// the process exits with status 1.
+func runApp(ctx context.Context, setup appSetup) error {
 	log := newLogger()
 	data, err := openAppData(ctx, log)
 	if err != nil {
@@ -71,7 +90,7 @@ func runApp(ctx context.Context) error {
 	}
 	defer data.close()
 	cfg, opts := data.cfg, ui.Options{Logger: log}
-	shot, err := prepareScreenshot(ctx, &cfg, &opts)
+	shot, err := setup.prepare(ctx, &cfg, &opts)
 	if err != nil {
 		return err
 	}
@@ -83,16 +102,23 @@ func runApp(ctx context.Context) error {
 	if err := shot.show(w); err != nil {
 		return err
 	}
-	shown := make(chan struct{})
+	closed := make(chan struct{})
 	go func() {
 		select {
 		case <-ctx.Done():
-			w.Quit()
-		case <-shown:
+		case <-closed:
+			return
+		}
+		w.Quit()
+		select {
+		case <-closed:
+		case <-time.After(quitGrace):
+			log.Error("the window did not close after the signal; ending the process", "waited", quitGrace)
+			os.Exit(1)
 		}
 	}()
 	w.ShowAndRun()
-	close(shown)
+	close(closed)
 	return nil
 }
 

@@ -9,13 +9,15 @@ import (
 	"github.com/earshot-app/earshot/ui"
 )
 
-// screenshot is what a build with the screenshots tag sets up for
+// screenshotSetup is what a build with the screenshots tag sets up for
 // scripts/screenshots (main_screenshots.go). This build takes none: the
 // app opens as it was configured.
-type screenshot struct{}
+type screenshotSetup struct{}
 
-func prepareScreenshot(context.Context, *sessions.WorkspaceConfig, *ui.Options) (screenshot, error) {
+func (screenshotSetup) prepare(context.Context, *sessions.WorkspaceConfig, *ui.Options) (appShow, error) {
 	return screenshot{}, nil
 }
+
+type screenshot struct{}
 
 func (screenshot) show(*ui.App) error { return nil }

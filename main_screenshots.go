@@ -20,13 +20,16 @@ import (
 	"github.com/earshot-app/earshot/ui"
 )
 
+// screenshotSetup prepares a screenshot (see prepare).
+type screenshotSetup struct{}
+
 // screenshot is the tab a screenshot is taken of, named by
 // EARSHOT_SCREENSHOT; "" when none is asked for.
 type screenshot struct {
 	tab string
 }
 
-// prepareScreenshot sets the app up for a screenshot of the tab
+// prepare sets the app up for a screenshot of the tab
 // EARSHOT_SCREENSHOT names, as scripts/screenshots asks: the local
 // engine, no key, speaker labels on, and for "captions" a real recording
 // replayed in real time as the microphone, captioned at once; for
@@ -37,7 +40,7 @@ type screenshot struct {
 // "ready" is printed once the tab (for these, the whole recording, the
 // analysis or the speech) is on screen. Without EARSHOT_SCREENSHOT the
 // app opens as it was configured.
-func prepareScreenshot(ctx context.Context, cfg *sessions.WorkspaceConfig, opts *ui.Options) (screenshot, error) {
+func (screenshotSetup) prepare(ctx context.Context, cfg *sessions.WorkspaceConfig, opts *ui.Options) (appShow, error) {
 	shot := screenshot{tab: os.Getenv("EARSHOT_SCREENSHOT")}
 	if shot.tab == "" {
 		return shot, nil
@@ -54,7 +57,7 @@ func (s screenshot) show(w *ui.App) error {
 }
 
 // setUpScreenshot configures the workspace and the window for a
-// screenshot of the tab shot (see prepareScreenshot).
+// screenshot of the tab shot (see screenshotSetup.prepare).
 func setUpScreenshot(ctx context.Context, shot string, cfg *sessions.WorkspaceConfig, opts *ui.Options) error {
 	cfg.Keys = sessions.NewKeys(&store.Memory{}, nil)
 	s := store.DefaultSettings()

@@ -24,6 +24,7 @@ import (
 	"github.com/earshot-app/earshot/engine/diarize"
 	"github.com/earshot-app/earshot/engine/format"
 	"github.com/earshot-app/earshot/engine/intel"
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 // Limits of batch transcription.
@@ -460,7 +461,7 @@ func analyseTranscript(ctx context.Context, opts intel.Options, words []string, 
 		}
 		return wordOf[min(max(k, 0), len(wordOf)-1)]
 	}
-	out := convertIntel(res, countTokens(text), word, opts)
+	out := convertIntel(res, textseg.Tokens(text), word, opts)
 	if opts.Summarize {
 		resp.Results.Summary = &api.SummaryResult{Result: "success", Short: res.Summary}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/intel"
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 // Limits of text intelligence (/v1/read).
@@ -113,7 +114,7 @@ func (e *Engine) handleRead(w http.ResponseWriter, r *http.Request) {
 		writeReadError(w, r, err)
 		return
 	}
-	tokens := countTokens(text)
+	tokens := textseg.Tokens(text)
 	if tokens > api.ReadTokenLimit {
 		writeReadError(w, r, &tokenLimitError{tokens: tokens, limit: api.ReadTokenLimit})
 		return

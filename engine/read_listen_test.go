@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 // bare lower-cases a word and strips the punctuation the analysis adds.
@@ -84,7 +85,7 @@ func TestBatchAudioIntelligence(t *testing.T) {
 					t.Errorf("summary word %q is not in the transcript: the summary is extractive", f)
 				}
 			}
-			if si := r.Metadata.SummaryInfo; si == nil || si.ModelUUID != summaryModelUUID || si.InputTokens < len(words) || si.OutputTokens != countTokens(s.Short) {
+			if si := r.Metadata.SummaryInfo; si == nil || si.ModelUUID != summaryModelUUID || si.InputTokens < len(words) || si.OutputTokens != textseg.Tokens(s.Short) {
 				t.Errorf("summary_info %+v", si)
 			}
 

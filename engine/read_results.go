@@ -1,12 +1,11 @@
 package engine
 
 import (
-	"unicode"
-
 	"github.com/google/uuid"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/intel"
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 // The model UUIDs of the text-intelligence features, derived from the
@@ -20,32 +19,6 @@ var (
 
 func intelOptions(summarize, sentiment, topics, intents bool) intel.Options {
 	return intel.Options{Summarize: summarize, Sentiment: sentiment, Topics: topics, Intents: intents}
-}
-
-// countTokens counts the tokens of a text as the engine's analysis reads
-// it: each run of letters, digits and inner apostrophes is one token, and
-// each other visible character (punctuation, symbols) is one more. The
-// hosted service counts its own models' sub-word tokens, which run
-// somewhat higher on the same text; the limit of 150,000 is applied to
-// this count.
-func countTokens(s string) int {
-	n := 0
-	inWord := false
-	for _, r := range s {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || (inWord && (r == '\'' || r == '’')):
-			if !inWord {
-				n++
-				inWord = true
-			}
-		case unicode.IsSpace(r) || unicode.IsControl(r):
-			inWord = false
-		default:
-			n++
-			inWord = false
-		}
-	}
-	return n
 }
 
 // identityWords maps analysis word indexes onto themselves: on /v1/read
@@ -72,7 +45,7 @@ func convertIntel(res *intel.Result, inputTokens int, word func(int) int, opts i
 		return &api.FeatureInfo{ModelUUID: model, InputTokens: inputTokens, OutputTokens: outputTokens}
 	}
 	if opts.Summarize {
-		out.summaryInfo = info(summaryModelUUID, countTokens(res.Summary))
+		out.summaryInfo = info(summaryModelUUID, textseg.Tokens(res.Summary))
 	}
 	if opts.Sentiment {
 		s := &api.Sentiments{Segments: make([]api.SentimentSegment, 0, len(res.Sentiments)),
@@ -80,11 +53,11 @@ func convertIntel(res *intel.Result, inputTokens int, word func(int) int, opts i
 		if s.Average.Sentiment == "" {
 			s.Average.Sentiment = intel.Neutral
 		}
-		written := countTokens(s.Average.Sentiment)
+		written := textseg.Tokens(s.Average.Sentiment)
 		for _, seg := range res.Sentiments {
 			s.Segments = append(s.Segments, api.SentimentSegment{Text: seg.Text, StartWord: word(seg.StartWord), EndWord: word(seg.EndWord),
 				Sentiment: seg.Sentiment, SentimentScore: seg.Score})
-			written += countTokens(seg.Sentiment)
+			written += textseg.Tokens(seg.Sentiment)
 		}
 		out.sentiments = s
 		out.sentimentInfo = info(sentimentModelUUID, written)
@@ -123,7 +96,7 @@ func convertLabeled[S, L any](segs []intel.LabeledSegment, word func(int) int,
 		labels := make([]L, 0, len(sg.Labels))
 		for _, l := range sg.Labels {
 			labels = append(labels, label(l.Name, l.Confidence))
-			written += countTokens(l.Name)
+			written += textseg.Tokens(l.Name)
 		}
 		out = append(out, seg(sg.Segment, word(sg.StartWord), word(sg.EndWord), labels))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/intel"
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 // postRead sends a /v1/read request with a raw query and body to the
@@ -213,7 +214,7 @@ func TestReadDocument(t *testing.T) {
 	if md.RequestID == "" {
 		t.Error("no request_id")
 	}
-	tokens := countTokens(readDoc)
+	tokens := textseg.Tokens(readDoc)
 	for _, f := range []struct {
 		name string
 		info *api.FeatureInfo
@@ -238,8 +239,8 @@ func TestReadDocument(t *testing.T) {
 	if r.Results.Summary == nil || r.Results.Summary.Text != want.Summary || want.Summary == "" {
 		t.Errorf("summary %+v, want %q", r.Results.Summary, want.Summary)
 	}
-	if md.SummaryInfo != nil && md.SummaryInfo.OutputTokens != countTokens(want.Summary) {
-		t.Errorf("summary output_tokens %d, want %d", md.SummaryInfo.OutputTokens, countTokens(want.Summary))
+	if md.SummaryInfo != nil && md.SummaryInfo.OutputTokens != textseg.Tokens(want.Summary) {
+		t.Errorf("summary output_tokens %d, want %d", md.SummaryInfo.OutputTokens, textseg.Tokens(want.Summary))
 	}
 	s := r.Results.Sentiments
 	if s == nil || len(s.Segments) != len(want.Sentiments) || len(s.Segments) == 0 {
@@ -384,7 +385,7 @@ func TestReadURL(t *testing.T) {
 			if got := r.Results.Sentiments; got == nil || len(got.Segments) != len(want.Segments) || got.Average != want.Average {
 				t.Errorf("sentiments of the fetched document %+v, want %+v", got, want)
 			}
-			if r.Metadata.SentimentInfo.InputTokens != countTokens(readDoc) {
+			if r.Metadata.SentimentInfo.InputTokens != textseg.Tokens(readDoc) {
 				t.Errorf("input_tokens %d", r.Metadata.SentimentInfo.InputTokens)
 			}
 		})
@@ -407,30 +408,6 @@ func TestReadURL(t *testing.T) {
 				if d := time.Since(start); d < readFetchTimeout || d > readFetchTimeout+5*time.Second {
 					t.Errorf("a hanging server was given %v, want %v", d, readFetchTimeout)
 				}
-			}
-		})
-	}
-}
-
-func TestCountTokens(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in   string
-		want int
-	}{
-		{"", 0},
-		{"   \n\t", 0},
-		{"Hello", 1},
-		{"Hello, world!", 4},
-		{"I'll say it's 3.5 kg.", 8}, // I'll, say, it's, 3, ., 5, kg, .
-		{"don’t stop", 2},
-		{"'quoted'", 2}, // a closing apostrophe stays with its word (students')
-		{"café naïve 東京", 3},
-		{"$25 -- 10%", 6},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			if got := countTokens(tc.in); got != tc.want {
-				t.Errorf("countTokens(%q) = %d, want %d", tc.in, got, tc.want)
 			}
 		})
 	}

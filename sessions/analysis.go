@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/textseg"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -126,6 +127,27 @@ type AnalysisInput struct {
 	Path string
 	// URL is a plain-text document the service fetches itself.
 	URL string
+	// FirstTokens, when above 0, analyses only the start of a text or a
+	// file: its sentences up to this many tokens (textseg.Tokens).
+	FirstTokens int
+}
+
+// TooLongError is a document longer than the service analyses in one
+// request. Part is how many tokens to ask for instead, as
+// AnalysisInput.FirstTokens: the limit when Earshot counted the tokens
+// itself, less when the service refused what Earshot had cut (the
+// service counts sub-word tokens, more than Earshot's count).
+type TooLongError struct {
+	Tokens int // the document's tokens by Earshot's count, 0 when not counted
+	Limit  int
+	Part   int
+}
+
+func (e *TooLongError) Error() string {
+	if e.Tokens > 0 {
+		return fmt.Sprintf("the document has %d tokens; at most %d are analysed in one request", e.Tokens, e.Limit)
+	}
+	return fmt.Sprintf("the document has more tokens than the %d analysed in one request", e.Limit)
 }
 
 // Kinds of source of an analysis, as history's details name them.
@@ -295,6 +317,9 @@ func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
 	case given != 1:
 		return nil, ErrNoInput
 	case strings.TrimSpace(in.Text) != "":
+		if len(in.Text) > MaxAnalysisBytes {
+			return nil, fmt.Errorf("the text is larger than %d MB: %w", MaxAnalysisBytes>>20, ErrNotText)
+		}
 		req.Text, res.Text = in.Text, in.Text
 		res.SourceKind, res.Source, res.Title = SourceText, "Pasted text", titleOf(in.Text)
 	case in.Path != "":
@@ -310,6 +335,9 @@ func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
 		req.URL = u
 		res.SourceKind, res.Source = SourceURL, redactURL(u)
 		res.Title = res.Source
+	}
+	if err := cutToLimit(&req, res, in.FirstTokens); err != nil {
+		return nil, err
 	}
 	if err := req.Check(); err != nil {
 		return nil, err
@@ -353,6 +381,12 @@ func (s *AnalysisSession) run(ctx context.Context, req api.ReadRequest, opts api
 	resp, err := s.a.Client.Read(ctx, req, opts)
 	if err != nil {
 		rec.finish(endStatus(ctx), 0, err)
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Code == api.CodeTokenLimitExceeded && req.Text != "" {
+			// The service counted more tokens than Earshot: offer four
+			// fifths of what was sent.
+			err = &TooLongError{Limit: api.ReadTokenLimit, Part: textseg.Tokens(req.Text) * 4 / 5}
+		}
 		return fmt.Errorf("analyse %s: %w", res.Title, err)
 	}
 	res.Response = resp
@@ -405,6 +439,27 @@ func (s *AnalysisSession) Wait(progress func(AnalysisPhase)) (*AnalysisResult, e
 		return nil, err
 	}
 	return res, unsaved
+}
+
+// cutToLimit keeps the first tokens of a text or file's text when first
+// is above 0, and refuses a text over the service's limit before it is
+// sent. A document named by URL is the service's to count.
+func cutToLimit(req *api.ReadRequest, res *AnalysisResult, first int) error {
+	if req.Text == "" {
+		return nil
+	}
+	if first > 0 {
+		part := textseg.FirstTokens(req.Text, first)
+		if part != req.Text {
+			req.Text, res.Text = part, part
+			res.Source += fmt.Sprintf(", first %d tokens", textseg.Tokens(part))
+			res.Title += " (first part)"
+		}
+	}
+	if n := textseg.Tokens(req.Text); n > api.ReadTokenLimit {
+		return &TooLongError{Tokens: n, Limit: api.ReadTokenLimit, Part: api.ReadTokenLimit}
+	}
+	return nil
 }
 
 func countGiven(in AnalysisInput) int {

@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/internal/clock"
+	"github.com/earshot-app/earshot/internal/textseg"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -139,5 +141,67 @@ func TestAnalysisSessionRefused(t *testing.T) {
 	}
 	if list := h.sessions(); len(list) != 0 {
 		t.Errorf("saved %+v", list)
+	}
+}
+
+// countingReader records the text of each request and answers as the
+// service does to a text of more than limit tokens.
+type countingReader struct {
+	limit int
+	texts []string
+}
+
+func (c *countingReader) Read(_ context.Context, in api.ReadRequest, _ api.ReadOptions) (*api.ReadResponse, error) {
+	c.texts = append(c.texts, in.Text)
+	if textseg.Tokens(in.Text) > c.limit {
+		return nil, &api.Error{Status: 400, Code: api.CodeTokenLimitExceeded, Message: "too many tokens"}
+	}
+	return &api.ReadResponse{Results: api.ReadResults{Summary: &api.ReadSummary{Text: "Long."}}}, nil
+}
+
+// TestAnalysisTooLong refuses a text over the service's limit before it
+// is sent, saying how many tokens to ask for; asked for that part, it
+// sends the first sentences that fit. When the service counts more than
+// Earshot (as the hosted one does) and refuses the part, the offer
+// shrinks to four fifths of what was sent.
+func TestAnalysisTooLong(t *testing.T) {
+	t.Parallel()
+	sentence := "Earshot reads this sentence once more. " // 7 tokens
+	long := strings.Repeat(sentence, api.ReadTokenLimit/7+1)
+	var tl *sessions.TooLongError
+
+	c := &countingReader{limit: api.ReadTokenLimit}
+	a := sessions.Analysis{Client: c}
+	analyse := func(in sessions.AnalysisInput) (*sessions.AnalysisResult, error) {
+		s := a.Session(in, sessions.AllFeatures())
+		if err := s.Start(t.Context()); err != nil {
+			return nil, err
+		}
+		return s.Wait(nil)
+	}
+	_, err := analyse(sessions.AnalysisInput{Text: long})
+	if !errors.As(err, &tl) || tl.Tokens != textseg.Tokens(long) || tl.Part != api.ReadTokenLimit {
+		t.Fatalf("Start = %v, want a TooLongError offering %d tokens", err, api.ReadTokenLimit)
+	}
+	if len(c.texts) != 0 {
+		t.Fatalf("%d requests sent", len(c.texts))
+	}
+
+	res, err := analyse(sessions.AnalysisInput{Text: long, FirstTokens: tl.Part})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := textseg.Tokens(c.texts[0]); n > api.ReadTokenLimit || n < api.ReadTokenLimit-7 || !strings.HasSuffix(c.texts[0], "more.") {
+		t.Errorf("sent %d tokens ending %q", n, c.texts[0][len(c.texts[0])-10:])
+	}
+	if !strings.HasSuffix(res.Title, "(first part)") || res.Text != c.texts[0] {
+		t.Errorf("title %q; text shown is the part sent: %v", res.Title, res.Text == c.texts[0])
+	}
+
+	hosted := &countingReader{limit: api.ReadTokenLimit / 2}
+	a.Client = hosted
+	_, err = analyse(sessions.AnalysisInput{Text: long, FirstTokens: api.ReadTokenLimit})
+	if !errors.As(err, &tl) || tl.Part != textseg.Tokens(hosted.texts[0])*4/5 {
+		t.Fatalf("refused by the service: %v, want an offer of four fifths", err)
 	}
 }

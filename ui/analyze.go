@@ -45,8 +45,10 @@ type analyzeTab struct {
 	app *App
 	ui  lazyTab // its widgets, built when the tab is first shown
 
-	input      *widget.Entry
-	url        *widget.Entry
+	input      *docField
+	part       *widget.Button // offers the first part of a document too long
+	pages      *pager
+	url        *boundedEntry
 	openFile   *widget.Button
 	checks     *intelChecks
 	analyze    *widget.Button
@@ -65,7 +67,10 @@ type analyzeTab struct {
 	status     *widget.Label
 
 	file     string // the file chosen, until the text is edited
-	auto     bool   // the analysis under way is Options.AutoAnalyze's
+	last     sessions.AnalysisInput
+	lastName string
+	tooLong  *sessions.TooLongError // the last run's refusal, offering a part
+	auto     bool                   // the analysis under way is Options.AutoAnalyze's
 	job      *analysisJob
 	shown    *sessions.AnalysisResult
 	past     []store.Session
@@ -81,11 +86,18 @@ func newAnalyzeTab(a *App) *analyzeTab {
 }
 
 func (t *analyzeTab) buildUI() fyne.CanvasObject {
-	t.input = widget.NewMultiLineEntry()
-	t.input.Wrapping = fyne.TextWrapWord
-	t.input.SetPlaceHolder(analyzeHint)
-	t.input.OnChanged = func(string) { t.file = ""; t.updateControls() }
-	t.url = widget.NewEntry()
+	t.input = newDocField(sessions.MaxAnalysisBytes, "Pasted text", t.setStatus)
+	t.input.entry.SetPlaceHolder(analyzeHint)
+	t.input.changed = func() { t.file = ""; t.updateControls() }
+	t.input.overMost = func(text string) (string, string) {
+		return "", fmt.Sprintf("Not pasted: the text is %s, and Earshot analyses documents of up to %d MB. Save it as a file and analyse part of it.",
+			megabytes(int64(len(text))), sessions.MaxAnalysisBytes>>20)
+	}
+	t.part = widget.NewButtonWithIcon("Analyse the first part", theme.ContentCutIcon(), t.onAnalyzePart)
+	t.part.Hide()
+	t.url = newBoundedEntry(shortLimit, func(p string) {
+		t.setStatus(tooLongWords("The address field", len(p), shortLimit), widget.WarningImportance)
+	})
 	t.url.SetPlaceHolder("https://… address of a plain-text document")
 	t.url.OnChanged = func(string) { t.updateControls() }
 	t.url.OnSubmitted = func(string) { t.onAnalyze() }
@@ -105,8 +117,9 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 	t.source = widget.NewRichText()
 	t.source.Wrapping = fyne.TextWrapWord
 	t.sourceBox = container.NewVScroll(t.source)
+	t.pages = newPager(func() { t.showSource(t.shown, nil) })
 	t.sourceBox.Hide()
-	t.inputStack = container.NewStack(t.input, t.sourceBox)
+	t.inputStack = container.NewStack(t.input.box, container.NewBorder(nil, t.pages.bar, nil, nil, t.sourceBox))
 
 	t.panel = newIntelPanel(t.showPassage)
 	t.history = widget.NewList(
@@ -153,7 +166,7 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 	right.Offset = 0.72
 	split := container.NewHSplit(container.NewPadded(doc), right)
 	split.Offset = 0.42
-	statusBar := container.NewBorder(nil, nil, nil, container.New(widthLayout{width: 200}, t.busy), t.status)
+	statusBar := container.NewBorder(nil, nil, nil, container.NewHBox(t.part, container.New(widthLayout{width: 200}, t.busy)), t.status)
 	t.updateControls()
 	return container.NewBorder(
 		container.NewVBox(container.NewPadded(toolbar), widget.NewSeparator()),
@@ -201,12 +214,13 @@ func analysisWords(err error, who string) string {
 // updateControls enables what can be done now.
 func (t *analyzeTab) updateControls() {
 	busy := t.job != nil
-	hasInput := strings.TrimSpace(t.input.Text) != "" || strings.TrimSpace(t.url.Text) != "" || t.file != ""
+	hasInput := strings.TrimSpace(t.input.Text()) != "" || strings.TrimSpace(t.url.Text) != "" || t.file != ""
 	enable(t.analyze, !busy && hasInput && t.checks.features().Any())
 	enable(t.cancel, busy && !t.job.cancelled)
 	enable(t.openFile, !busy)
 	enable(t.url, !busy)
-	enable(t.input, !busy)
+	t.input.enable(!busy)
+	enable(t.part, !busy)
 	enable(t.export, !busy && t.shown != nil && t.shown.SessionID != 0)
 	enable(t.edit, !busy && t.sourceBox.Visible())
 	enable(t.reopen, !busy && t.selected >= 0)
@@ -254,17 +268,20 @@ func (t *analyzeTab) onAnalyze() {
 	var in sessions.AnalysisInput
 	name := "the text"
 	switch {
-	case strings.TrimSpace(t.url.Text) != "" && strings.TrimSpace(t.input.Text) != "":
+	case strings.TrimSpace(t.url.Text) != "" && strings.TrimSpace(t.input.Text()) != "":
 		t.setStatus(analysisWords(sessions.ErrNoInput, ""), widget.WarningImportance)
 		return
 	case strings.TrimSpace(t.url.Text) != "":
 		in.URL = strings.TrimSpace(t.url.Text)
 		name = "the document"
+	case t.input.Held():
+		in.Text = t.input.Text()
+		name = "the pasted text"
 	case t.file != "":
 		in.Path = t.file
 		name = filepath.Base(t.file)
 	default:
-		in.Text = t.input.Text
+		in.Text = t.input.Text()
 	}
 	t.run(in, name)
 }
@@ -275,6 +292,8 @@ func (t *analyzeTab) run(in sessions.AnalysisInput, name string) {
 	ctx, cancel := context.WithCancel(t.app.ctx)
 	job := &analysisJob{cancellable{cancel: cancel}}
 	t.job = job
+	t.last, t.lastName, t.tooLong = in, name, nil
+	t.part.Hide()
 	t.busy.Show()
 	t.busy.Start()
 	t.setStatus("Analysing "+name+"…", widget.MediumImportance)
@@ -365,6 +384,10 @@ func (t *analyzeTab) done(job *analysisJob, name string, end analysisEnd) {
 			t.setStatus("The analysis of "+name+" was cancelled.", widget.MediumImportance)
 			return
 		}
+		if tl := (*sessions.TooLongError)(nil); errors.As(err, &tl) && tl.Part > 0 {
+			t.offerPart(name, tl)
+			return
+		}
 		t.showError("analyse "+name, err)
 		return
 	}
@@ -393,14 +416,19 @@ func (t *analyzeTab) showResult(res *sessions.AnalysisResult) {
 		summary = r.Summary.Text
 	}
 	t.panel.show(summary, r.Sentiments, r.Topics, r.Intents)
+	t.pages.set(res.Text)
 	t.showSource(res, nil)
-	t.input.Hide()
+	t.input.box.Hide()
 	t.sourceBox.Show()
 	t.updateControls()
 }
 
-// showSource shows the document with the span hl, if any, highlighted.
+// showSource shows the page of the document with the span hl, if any,
+// highlighted (the page where it starts), else the pager's page.
 func (t *analyzeTab) showSource(res *sessions.AnalysisResult, hl *sessions.Span) {
+	if res == nil {
+		return
+	}
 	text := res.Text
 	if text == "" {
 		msg := "The document is not available"
@@ -412,20 +440,25 @@ func (t *analyzeTab) showSource(res *sessions.AnalysisResult, hl *sessions.Span)
 		return
 	}
 	if hl == nil || hl.Start < 0 || hl.End > len(text) || hl.Start >= hl.End {
-		t.source.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: text, Style: widget.RichTextStyleInline}}
+		from, to := t.pages.span()
+		t.source.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: text[from:to], Style: widget.RichTextStyleInline}}
 		t.source.Refresh()
+		t.sourceBox.ScrollToTop()
 		return
 	}
+	t.pages.showOffset(hl.Start)
+	from, to := t.pages.span()
+	start, end := hl.Start, min(hl.End, to)
 	t.source.Segments = []widget.RichTextSegment{
-		&widget.TextSegment{Text: text[:hl.Start], Style: widget.RichTextStyleInline},
-		&widget.TextSegment{Text: text[hl.Start:hl.End], Style: highlightStyle},
-		&widget.TextSegment{Text: text[hl.End:], Style: widget.RichTextStyleInline},
+		&widget.TextSegment{Text: text[from:start], Style: widget.RichTextStyleInline},
+		&widget.TextSegment{Text: text[start:end], Style: highlightStyle},
+		&widget.TextSegment{Text: text[end:to], Style: widget.RichTextStyleInline},
 	}
 	t.source.Refresh()
 	// Scroll so the passage is in the upper third of the view, by its
-	// place in the text (lines wrap, so this is close, not exact).
+	// place in the page (lines wrap, so this is close, not exact).
 	full := t.source.MinSize().Height
-	y := full*float32(hl.Start)/float32(len(text)) - t.sourceBox.Size().Height/3
+	y := full*float32(start-from)/float32(max(to-from, 1)) - t.sourceBox.Size().Height/3
 	t.sourceBox.ScrollToOffset(fyne.NewPos(0, max(y, 0)))
 }
 
@@ -455,12 +488,36 @@ func scoreWords(s intelSegment) string {
 
 // onEdit goes back to the text to change it and analyse it again.
 func (t *analyzeTab) onEdit() {
-	if t.shown != nil && t.shown.SourceKind == sessions.SourceText && t.input.Text == "" {
+	if t.shown != nil && t.shown.SourceKind == sessions.SourceText && t.input.Text() == "" {
 		t.input.SetText(t.shown.Text)
 	}
 	t.sourceBox.Hide()
-	t.input.Show()
+	t.input.box.Show()
 	t.updateControls()
+}
+
+// offerPart says that the document was too long, and offers its first
+// part.
+func (t *analyzeTab) offerPart(name string, tl *sessions.TooLongError) {
+	t.tooLong = tl
+	msg := fmt.Sprintf("%s is too long for one analysis: the service analyses at most %s tokens at a time", upperName(name), thousands(tl.Limit))
+	if tl.Tokens > 0 {
+		msg += fmt.Sprintf(", and it has %s", thousands(tl.Tokens))
+	}
+	t.setStatus(msg+fmt.Sprintf(". Analyse its first %s tokens instead?", thousands(tl.Part)), widget.WarningImportance)
+	t.part.Show()
+	t.updateControls()
+}
+
+// onAnalyzePart analyses the first part of the document that was too
+// long.
+func (t *analyzeTab) onAnalyzePart() {
+	if t.job != nil || t.tooLong == nil {
+		return
+	}
+	in := t.last
+	in.FirstTokens = t.tooLong.Part
+	t.run(in, "the first part of "+t.lastName)
 }
 
 // onExport exports the analysis shown (Ctrl+E) as Markdown or JSON.

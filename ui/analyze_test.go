@@ -47,7 +47,7 @@ func TestAnalyzeTab(t *testing.T) {
 		if len(a.panel.topicRows) == 0 || len(a.panel.intentRows) == 0 {
 			t.Errorf("%d topics, %d intents shown", len(a.panel.topicRows), len(a.panel.intentRows))
 		}
-		if !a.sourceBox.Visible() || a.input.Visible() {
+		if !a.sourceBox.Visible() || a.input.box.Visible() {
 			t.Error("the source is not shown in place of the input")
 		}
 	})

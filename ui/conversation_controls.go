@@ -38,7 +38,7 @@ type convTuning struct {
 	thresholdV *widget.Label
 	timeout    *widget.Slider
 	timeoutV   *widget.Label
-	keyterms   *widget.Entry
+	keyterms   *boundedEntry
 	applyTerms *widget.Button
 	confirm    *widget.Label
 
@@ -60,7 +60,9 @@ func (c *conversationTab) buildTuning() fyne.CanvasObject {
 	t.timeoutV = widget.NewLabel("")
 	t.timeout.OnChanged = func(float64) { t.showValues() }
 	t.timeout.OnChangeEnded = func(float64) { c.onSettingChanged(false, true) }
-	t.keyterms = widget.NewEntry()
+	t.keyterms = newBoundedEntry(lineLimit, func(p string) {
+		c.setStatus(tooLongWords("Key terms", len(p), lineLimit), widget.WarningImportance)
+	})
 	t.keyterms.SetPlaceHolder("Key terms, separated by commas")
 	t.keyterms.OnSubmitted = func(string) { c.onApplyKeyterms() }
 	t.applyTerms = widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), c.onApplyKeyterms)

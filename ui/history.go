@@ -29,7 +29,7 @@ const searchHits = 200
 type historyPanel struct {
 	tab *captionsTab
 
-	search  *widget.Entry
+	search  *boundedEntry
 	list    *widget.List
 	empty   *widget.Label
 	open    *widget.Button
@@ -63,7 +63,9 @@ func newHistoryPanel(tab *captionsTab) *historyPanel {
 // buildUI creates the panel's widgets.
 func (h *historyPanel) buildUI() fyne.CanvasObject {
 	h.heading = widget.NewLabelWithStyle("History", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	h.search = widget.NewEntry()
+	h.search = newBoundedEntry(shortLimit, func(p string) {
+		h.tab.setStatus(tooLongWords("Search", len(p), shortLimit), widget.WarningImportance)
+	})
 	h.search.SetPlaceHolder("Search the words of past sessions")
 	h.search.ActionItem = widget.NewIcon(theme.SearchIcon())
 	h.search.OnChanged = h.onSearchChanged
@@ -420,7 +422,9 @@ func (h *historyPanel) onRename() {
 	if !ok {
 		return
 	}
-	entry := widget.NewEntry()
+	entry := newBoundedEntry(shortLimit, func(p string) {
+		h.tab.setStatus(tooLongWords("A title", len(p), shortLimit), widget.WarningImportance)
+	})
 	entry.SetText(s.Title)
 	entry.Validator = func(t string) error {
 		if strings.TrimSpace(t) == "" {

@@ -46,13 +46,13 @@ type settingsTab struct {
 	app *App
 	ui  lazyTab // its widgets, built when the tab is first shown
 
-	keyEntry  *widget.Entry
+	keyEntry  *boundedEntry
 	saveKey   *widget.Button
 	forgetKey *widget.Button
 	keyInUse  *widget.Label
 	backend   *widget.Select
 	region    *widget.Select
-	customURL *widget.Entry
+	customURL *boundedEntry
 	tokens    *widget.Check
 	model     *widget.Select
 	language  *widget.SelectEntry
@@ -84,7 +84,9 @@ func newSettingsTab(a *App) *settingsTab {
 
 // buildUI creates the tab's widgets and lays them out.
 func (t *settingsTab) buildUI() fyne.CanvasObject {
-	t.keyEntry = widget.NewPasswordEntry()
+	t.keyEntry = newBoundedPassword(shortLimit, func(p string) {
+		t.setStatus(tooLongWords("The key field", len(p), shortLimit), widget.WarningImportance)
+	})
 	t.keyEntry.SetPlaceHolder("Paste a new key here")
 	t.keyEntry.OnSubmitted = func(string) { t.onSaveKey() }
 	t.saveKey = widget.NewButtonWithIcon("Save key", theme.DocumentSaveIcon(), t.onSaveKey)
@@ -102,7 +104,9 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 		regions[i] = r.String()
 	}
 	t.region = widget.NewSelect(regions, func(string) { t.onFieldChanged() })
-	t.customURL = widget.NewEntry()
+	t.customURL = newBoundedEntry(shortLimit, func(p string) {
+		t.setStatus(tooLongWords("The address field", len(p), shortLimit), widget.WarningImportance)
+	})
 	t.customURL.SetPlaceHolder("https://speech.example.com")
 	t.customURL.Validator = t.checkCustomURL
 	// Fyne keeps an entry's last verdict while it has the focus, so an

@@ -58,7 +58,7 @@ func (v *voicesTab) buildUI() fyne.CanvasObject {
 	actions := container.NewHBox(r.play, r.stop, c.turns, widget.NewSeparator(),
 		container.New(widthLayout{width: 220}, c.voiceB), r.compare, widget.NewSeparator(),
 		container.New(widthLayout{width: 110}, v.save.format), v.save.saveAs)
-	left := container.NewVBox(filters, c.text, sliders, actions, r.wave, r.metrics, r.results, r.turnBox)
+	left := container.NewVBox(filters, c.text.box, sliders, actions, r.wave, r.metrics, r.results, r.turnBox)
 	split := container.NewHSplit(container.NewPadded(container.NewVScroll(left)), container.NewPadded(history))
 	split.Offset = 0.64
 	v.showValues()

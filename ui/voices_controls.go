@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -34,7 +35,7 @@ type voiceControls struct {
 	// langCodes are the language tags of the language filter's options,
 	// "" for All languages.
 	langCodes []string
-	text      *widget.Entry
+	text      *docField
 	speed     *widget.Slider
 	speedV    *widget.Label
 	speedWhy  *widget.Label
@@ -57,10 +58,10 @@ func (v *voicesTab) buildControls() (filters, sliders fyne.CanvasObject) {
 	c.accent.Selected = anyAccent
 	c.voice = widget.NewSelect(nil, func(string) { v.onVoiceChanged() })
 	c.voice.PlaceHolder = "Loading voices…"
-	c.text = widget.NewMultiLineEntry()
-	c.text.SetPlaceHolder("Text to speak")
-	c.text.Wrapping = fyne.TextWrapWord
-	c.text.SetMinRowsVisible(5)
+	c.text = newDocField(sessions.MaxSynthesisChars, "Text to speak", v.setStatus)
+	c.text.overMost = v.firstPart
+	c.text.entry.SetPlaceHolder("Text to speak")
+	c.text.entry.SetMinRowsVisible(5)
 	c.speed = widget.NewSlider(0.5, 1.5)
 	c.speed.Step = 0.05
 	c.speed.Value = 1
@@ -114,7 +115,7 @@ func (c *voiceControls) exprValue() int {
 // request is what the controls ask for.
 func (c *voiceControls) request() sessions.SynthesisRequest {
 	return sessions.SynthesisRequest{
-		Text:         c.text.Text,
+		Text:         c.text.Text(),
 		Voice:        c.selectedVoice(),
 		Speed:        c.speedValue(),
 		Expressivity: c.exprValue(),
@@ -278,4 +279,15 @@ func (v *voicesTab) persist() {
 		}
 		v.app.onUI(func() { v.app.settingsSaved(s, false) })
 	})
+}
+
+// firstPart keeps the first sentences of a text longer than a synthesis
+// takes, as many as fit, and says so.
+func (v *voicesTab) firstPart(text string) (keep, words string) {
+	keep = firstSentences(text, sessions.MaxSynthesisChars)
+	if keep == "" {
+		return "", tooLongWords("Voices", len(text), sessions.MaxSynthesisChars)
+	}
+	return keep, fmt.Sprintf("Kept the first %s characters of %s: Voices speaks at most %s characters at a time.",
+		thousands(utf8.RuneCountInString(keep)), thousands(utf8.RuneCountInString(text)), thousands(sessions.MaxSynthesisChars))
 }

@@ -96,7 +96,7 @@ func TestVoicesTab(t *testing.T) {
 			t.Errorf("aura-2-thalia-en: speed disabled %v from %g, expressivity disabled %v", v.controls.speed.Disabled(), v.controls.speed.Min, v.controls.expr.Disabled())
 		}
 		v.controls.speed.SetValue(1.2)
-		test.Type(v.controls.text, "Hello from the voices tab.")
+		test.Type(v.controls.text.entry, "Hello from the voices tab.")
 	})
 
 	// Play with Ctrl+Enter: the waveform fills, the time to first audio
