@@ -230,8 +230,8 @@ func TestHistoryRename(t *testing.T) {
 	h.waitFor(t, "the session to open", func() bool { return c.shown.id == ids[0] })
 
 	h.ui(func() { test.Tap(c.history.rename) })
-	o := h.inOverlays(func(o fyne.CanvasObject) bool { e, ok := o.(*widget.Entry); return ok && e.Text == "Standup" })
-	entry, ok := o.(*widget.Entry)
+	o := h.inOverlays(func(o fyne.CanvasObject) bool { e, ok := o.(*boundedEntry); return ok && e.Text == "Standup" })
+	entry, ok := o.(*boundedEntry)
 	if !ok {
 		t.Fatalf("the Rename dialog has no title field holding the title; window:\n%s", h.screen())
 	}
@@ -274,8 +274,8 @@ func TestHistoryRename(t *testing.T) {
 	// Enter in the title field renames, as the button does; not when the
 	// title is empty.
 	h.ui(func() { test.Tap(c.history.rename) })
-	o = h.inOverlays(func(o fyne.CanvasObject) bool { e, ok := o.(*widget.Entry); return ok && e.Text == "Weekly standup" })
-	entry, ok = o.(*widget.Entry)
+	o = h.inOverlays(func(o fyne.CanvasObject) bool { e, ok := o.(*boundedEntry); return ok && e.Text == "Weekly standup" })
+	entry, ok = o.(*boundedEntry)
 	if !ok {
 		t.Fatalf("no title field in the second Rename dialog; window:\n%s", h.screen())
 	}
