@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -168,6 +169,8 @@ func speakWith(ctx context.Context, env Env, voices *sessions.Voices, req sessio
 		case *sessions.SpeakWarningEvent:
 			status.clear()
 			fmt.Fprintf(env.Stderr, "Warning from the service: %s (%s)\n", e.Description, e.Code)
+		case *sessions.NoSpeakerEvent:
+			req.Silent = true // the progress shows what arrives
 		case *sessions.SynthesisProgressEvent:
 			if req.Silent {
 				status.set(fmt.Sprintf("Received %.1f s of audio...", e.Received.Seconds()))
@@ -202,8 +205,24 @@ func speakWith(ctx context.Context, env Env, voices *sessions.Voices, req sessio
 			fmt.Fprintf(env.Stderr, "Wrote %s (%s, %.1f s, %s).\n", out, enc, res.Duration().Seconds(), byteSize(int64(buf.Len())))
 		}
 	}
+	if res.Unplayed != nil {
+		return reword(res.Unplayed, "nothing was played: %s. The %.1f s of audio are saved in history; write them to a file with -o FILE",
+			deviceProblem(res.Unplayed), res.Duration().Seconds())
+	}
 	if term {
 		fmt.Fprintf(env.Stderr, "Spoke %.1f s with %s in %.1f s; saved to history.\n", res.Duration().Seconds(), req.Voice, time.Since(began).Seconds())
 	}
 	return nil
+}
+
+// deviceProblem says in a few words what is wrong with a sound device:
+// the audio layer's own plain-words error, without miniaudio's detail.
+func deviceProblem(err error) string {
+	for _, known := range []error{device.ErrNoOutputDevice, device.ErrOutputUnavailable, device.ErrOutputStopped,
+		device.ErrNoAudioBackend, device.ErrNoDevice, device.ErrDeviceUnavailable, device.ErrPermissionDenied, device.ErrDeviceStopped} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
+	}
+	return "the speaker could not be opened"
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -125,5 +128,43 @@ func TestSpeakUsage(t *testing.T) {
 				t.Errorf("stderr %q does not say %q", h.stderr.String(), tt.says)
 			}
 		})
+	}
+}
+
+// noSpeakers is a machine without a sound card.
+type noSpeakers struct{}
+
+func (noSpeakers) Devices(context.Context) ([]device.Device, error) { return nil, nil }
+func (noSpeakers) Open(context.Context, string, int) (sessions.Player, error) {
+	return nil, fmt.Errorf("audio: open speaker: %w: miniaudio: Failed to open backend device", device.ErrNoOutputDevice)
+}
+
+// TestSpeakWithoutSpeaker: with no speaker, speak says so in one line,
+// with what to do, and exits 1; the synthesis is still made and saved.
+func TestSpeakWithoutSpeaker(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	sw, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
+		History:  h.db,
+		Keys:     sessions.NewKeys(&store.Memory{}, func(string) string { return "" }),
+		Local:    startLocal,
+		Speakers: noSpeakers{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ws.Workspace = sw
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if code := h.run(t, ctx, "speak", "Nobody is listening."); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	want := regexp.MustCompile(`^earshot speak: nothing was played: no speaker or headphones were found\. The \d+\.\d s of audio are saved in history; write them to a file with -o FILE\n$`)
+	if got := h.stderr.String(); !want.MatchString(got) {
+		t.Errorf("stderr %q, want one line matching %s", got, want)
+	}
+	list, err := h.db.Sessions(ctx, store.Filter{Kind: store.KindSynthesis})
+	if err != nil || len(list) != 1 || list[0].Status != store.StatusDone {
+		t.Errorf("history %+v, %v; want the synthesis saved", list, err)
 	}
 }

@@ -128,7 +128,7 @@ func (v *Voices) Play(ctx context.Context, pcm []int16, rate int) (*Playing, err
 	err := pl.start(ctx, func(ctx context.Context) (runFunc, error) {
 		p, err := v.cfg.Speakers.Open(ctx, v.cfg.OutputDevice, rate)
 		if err != nil {
-			return nil, fmt.Errorf("open the speaker: %w", err)
+			return nil, &SpeakerError{Err: err}
 		}
 		pl.player = p
 		return func(ctx context.Context) error { return pl.play(ctx, pcm) }, nil

@@ -111,6 +111,8 @@ type synthRun struct {
 	st     synthStream
 	player Player
 	clock  Clock
+	// unplayed is why there is no player though one was wanted.
+	unplayed error
 
 	phase   synthPhase
 	msgs    chan received[any] // the stream, nil once it has ended
@@ -736,6 +738,7 @@ func (r *synthRun) snapshot() SynthesisResult {
 		HasPlaybackLatency: r.measured.hasLatency,
 		Stopped:            r.phase.stopped(),
 		Model:              r.model,
+		Unplayed:           r.unplayed,
 	}
 	for _, t := range r.turns {
 		res.Turns = append(res.Turns, t.SpeechTurn)

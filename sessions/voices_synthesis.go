@@ -134,7 +134,22 @@ type SynthesisResult struct {
 	SessionID int64
 	// Model is the voice the service says spoke.
 	Model string
+	// Unplayed is why the audio was kept without playing it: the
+	// speaker could not be opened (a *SpeakerError); nil otherwise.
+	Unplayed error
 }
+
+// SpeakerError is a speaker that could not be opened or went away: a
+// synthesis goes on without it and keeps its audio.
+type SpeakerError struct{ Err error }
+
+func (e *SpeakerError) Error() string { return "the speaker: " + e.Err.Error() }
+func (e *SpeakerError) Unwrap() error { return e.Err }
+
+// NoSpeakerEvent reports that the speaker could not be opened: the
+// synthesis goes on without playing, and its audio is kept (Err is a
+// *SpeakerError).
+type NoSpeakerEvent struct{ Err error }
 
 // Duration returns the length of the audio.
 func (r *SynthesisResult) Duration() time.Duration {
@@ -177,6 +192,7 @@ func (*PlaybackStartedEvent) isEvent()   {}
 func (*SynthesisProgressEvent) isEvent() {}
 func (*SpeechTurnEvent) isEvent()        {}
 func (*SpeakWarningEvent) isEvent()      {}
+func (*NoSpeakerEvent) isEvent()         {}
 func (*SynthesisDoneEvent) isEvent()     {}
 
 // Synthesis is one text spoken by one voice, streaming: the text goes to
@@ -229,15 +245,25 @@ func (v *Voices) synthesize(ctx context.Context, req SynthesisRequest, clk Clock
 }
 
 // prepare opens the speaker, unless silent, and the voice's stream, on
-// the caller's goroutine so that Synthesize reports either failing.
+// the caller's goroutine so that Synthesize reports the stream failing.
+// A speaker that cannot be opened does not fail the synthesis: it goes
+// on silent, its audio kept, and says so with a *NoSpeakerEvent.
 func (s *Synthesis) prepare(ctx context.Context) (runFunc, error) {
-	var player Player
+	var (
+		player   Player
+		unplayed error
+	)
 	if !s.req.Silent && s.v.cfg.Speakers != nil {
 		p, err := s.v.cfg.Speakers.Open(ctx, s.v.cfg.OutputDevice, SynthesisRate)
-		if err != nil {
-			return nil, fmt.Errorf("open the speaker: %w", err)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			unplayed = &SpeakerError{Err: err}
+			s.emit(&NoSpeakerEvent{Err: unplayed})
+		default:
+			player = p
 		}
-		player = p
 	}
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	st, err := s.v.open(dctx, s.req)
@@ -248,7 +274,7 @@ func (s *Synthesis) prepare(ctx context.Context) (runFunc, error) {
 		}
 		return nil, fmt.Errorf("speak: %w", err)
 	}
-	r := &synthRun{s: s, st: st, player: player, clock: s.clock}
+	r := &synthRun{s: s, st: st, player: player, unplayed: unplayed, clock: s.clock}
 	return r.run, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
@@ -627,5 +629,45 @@ func TestPlay(t *testing.T) {
 	}
 	if _, err := v.Play(ctx, nil, sessions.SynthesisRate); err == nil {
 		t.Error("nothing was played without an error")
+	}
+}
+
+// TestSynthesizeWithoutSpeaker: a speaker that cannot be opened does not
+// lose the synthesis. It goes on silent, says why once, and keeps and
+// saves its audio, which can then be written to a file.
+func TestSynthesizeWithoutSpeaker(t *testing.T) {
+	f := &fakeSpeech{charAudio: 10 * time.Millisecond}
+	noCard := fmt.Errorf("audio: open speaker: %w", device.ErrNoOutputDevice)
+	v, _ := newFakeVoices(t, f, &fakeSpeakers{factor: 8, fail: noCard})
+	ctx := testContext(t, 20*time.Second)
+	text := "Nobody hears this, but it is kept."
+	s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: text, Voice: "aura-2-thalia-en"})
+	if err != nil {
+		t.Fatalf("Synthesize = %v; a missing speaker must not fail it", err)
+	}
+	var told []error
+	for ev := range s.Events() {
+		if e, ok := ev.(*sessions.NoSpeakerEvent); ok {
+			told = append(told, e.Err)
+		}
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	res := s.Result()
+	var se *sessions.SpeakerError
+	if len(told) != 1 || !errors.As(told[0], &se) || !errors.Is(told[0], device.ErrNoOutputDevice) {
+		t.Errorf("told %v, want one NoSpeakerEvent with the speaker's error", told)
+	}
+	if !errors.Is(res.Unplayed, device.ErrNoOutputDevice) {
+		t.Errorf("Unplayed = %v", res.Unplayed)
+	}
+	wantSamples := int(time.Duration(len(text))*f.charAudio/fakeFrameDur) * int(fakeFrameDur*fakeRate/time.Second)
+	if len(res.PCM) != wantSamples || res.SessionID == 0 {
+		t.Fatalf("kept %d samples (want %d), session %d", len(res.PCM), wantSamples, res.SessionID)
+	}
+	var buf bytes.Buffer
+	if err := sessions.EncodeAudio(ctx, &buf, res.PCM, res.SampleRate, "linear16"); err != nil || buf.Len() < 2*wantSamples {
+		t.Errorf("saved as WAV: %d bytes, %v", buf.Len(), err)
 	}
 }

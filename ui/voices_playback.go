@@ -70,7 +70,7 @@ func (v *voicesTab) onPlay() {
 	}
 	req := v.controls.request()
 	if err := req.Check(); err != nil {
-		v.setStatus(err.Error(), widget.WarningImportance)
+		v.setStatus(plainError(err), widget.WarningImportance)
 		v.autoDone(err)
 		return
 	}
@@ -105,7 +105,7 @@ func (v *voicesTab) onCompare() {
 	}
 	req := v.controls.request()
 	if err := req.Check(); err != nil {
-		v.setStatus(err.Error(), widget.WarningImportance)
+		v.setStatus(plainError(err), widget.WarningImportance)
 		return
 	}
 	voiceB := v.controls.all[i].Name
@@ -176,6 +176,8 @@ func (v *voicesTab) apply(batch []sessions.Event) {
 			r.showTurn(e.Turn)
 		case *sessions.SpeakWarningEvent:
 			v.setStatus(fmt.Sprintf("The service warns: %s (%s)", e.Description, e.Code), widget.WarningImportance)
+		case *sessions.NoSpeakerEvent:
+			v.setStatus(plainError(e.Err)+" The audio is being made and kept, to save.", widget.WarningImportance)
 		case *sessions.SynthesisDoneEvent:
 			if r.side != "" {
 				v.keep(r.side+": "+e.Result.Request.Voice, e.Result)
@@ -229,6 +231,10 @@ func (v *voicesTab) finish(res sessions.SynthesisResult, err error) {
 	switch {
 	case err != nil:
 		v.showError("speak", err)
+	case res.Unplayed != nil:
+		v.app.log.Warn("play a synthesis", "err", res.Unplayed)
+		v.setStatus(fmt.Sprintf("%s The %.1f s of audio with %s are ready to save (Save, below), and kept in history.",
+			plainError(res.Unplayed), res.Duration().Seconds(), res.Request.Voice), widget.WarningImportance)
 	case res.Stopped:
 		v.setStatus(fmt.Sprintf("Stopped after %.1f s of audio.", res.Duration().Seconds()), widget.MediumImportance)
 	default:

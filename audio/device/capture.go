@@ -95,15 +95,31 @@ func listDevices(ctx context.Context, kind deviceKind, backends []malgo.Backend)
 	if err != nil {
 		return nil, fmt.Errorf("audio: list %ss: %w", kind.noun, kind.classify(err, &log))
 	}
-	devs := make([]Device, len(infos))
+	return realDevices(infos), nil
+}
+
+// realDevices returns the devices of infos that are devices.
+func realDevices(infos []malgo.DeviceInfo) []Device {
+	devs := make([]Device, 0, len(infos))
 	for i := range infos {
-		devs[i] = Device{
+		d := Device{
 			ID:      encodeDeviceID(infos[i].ID),
 			Name:    infos[i].Name(),
 			Default: infos[i].IsDefault != 0,
 		}
+		if !pseudoDevice(d) {
+			devs = append(devs, d)
+		}
 	}
-	return devs, nil
+	return devs
+}
+
+// pseudoDevice reports whether d is no device at all: ALSA's null plugin
+// ("Discard all samples (playback) or generate zero samples (capture)"),
+// which takes audio into nothing and gives zeros as fast as they are
+// read. It is neither a microphone nor a speaker, and is not offered.
+func pseudoDevice(d Device) bool {
+	return d.ID == "null" || strings.HasPrefix(d.Name, "Discard all samples")
 }
 
 // CaptureConfig configures OpenCapture. The zero value opens the default
@@ -364,6 +380,7 @@ func initContext(backends []malgo.Backend, log *backendLog) (*malgo.AllocatedCon
 	if len(backends) == 0 {
 		backends = platformBackends()
 	}
+	quietBackends()
 	mctx, err := malgo.InitContext(backends, malgo.ContextConfig{}, log.record)
 	if err != nil {
 		return nil, classify(err, log)
@@ -464,7 +481,7 @@ func (k deviceKind) start(dev *malgo.Device, log *backendLog) error {
 
 func (k deviceKind) hasDevices(mctx *malgo.AllocatedContext) bool {
 	infos, err := mctx.Devices(k.typ)
-	return err == nil && len(infos) > 0
+	return err == nil && len(realDevices(infos)) > 0
 }
 
 // checkExists reports the kind's no-device error for a configured device
