@@ -239,8 +239,10 @@ type captionsRun struct {
 	conv *audio.Converter16kMono
 
 	frames chan []int16
-	dialed chan dialResult
-	msgs   chan received[connMessage]
+	// sourceErr is why the source failed, set before frames is closed.
+	sourceErr error
+	dialed    chan dialResult
+	msgs      chan received[connMessage]
 
 	wg sync.WaitGroup // capture, dialer and receivers
 
@@ -334,14 +336,12 @@ func (r *captionsRun) run(ctx context.Context) error {
 			closeLimitC = closeLimit.C()
 			if r.conn == nil {
 				if r.bufferedSamples() == 0 || !r.dialing && r.attempt == 0 {
-					r.finish(store.StatusDone, nil)
-					return nil
+					return r.finishDone()
 				}
 				continue // a connection is coming: it will take the audio first
 			}
 			if err := r.closeStream(ctx); err != nil {
-				r.finish(store.StatusDone, nil)
-				return nil
+				return r.finishDone()
 			}
 		case <-closeDeadline:
 			if r.dialing {
@@ -351,11 +351,9 @@ func (r *captionsRun) run(ctx context.Context) error {
 				closeWait.Reset(closeTimeout)
 				continue
 			}
-			r.finish(store.StatusDone, nil)
-			return nil
+			return r.finishDone()
 		case <-closeLimitC:
-			r.finish(store.StatusDone, nil)
-			return nil
+			return r.finishDone()
 		case m := <-r.muteCh():
 			r.setMuted(ctx, m)
 		case pcm, ok := <-frames:
@@ -379,8 +377,7 @@ func (r *captionsRun) run(ctx context.Context) error {
 			}
 			if m.err != nil {
 				if r.stopping {
-					r.finish(store.StatusDone, nil)
-					return nil
+					return r.finishDone()
 				}
 				r.lost(ctx, m.err)
 				continue
@@ -406,7 +403,7 @@ func (r *captionsRun) muteCh() <-chan bool { return r.c.muteCh }
 // its own buffer (the microphone's ring), and a recording simply waits.
 func (r *captionsRun) capture(ctx context.Context) {
 	defer close(r.frames)
-	capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, _ time.Time) bool {
+	r.sourceErr = capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, _ time.Time) bool {
 		select {
 		case r.frames <- pcm:
 			return true
@@ -419,9 +416,11 @@ func (r *captionsRun) capture(ctx context.Context) {
 // capture reads src until it ends or fails, converts each frame to 16 kHz
 // mono with conv and hands it to out with the time it was read; out
 // returns false to stop. At the end of the source it hands on what conv
-// still holds (the resampler keeps the last milliseconds). A failure other
-// than the end, or the context's, is logged.
-func capture(ctx context.Context, clk Clock, src audio.Source, conv *audio.Converter16kMono, log *slog.Logger, out func(pcm []int16, at time.Time) bool) {
+// still holds (the resampler keeps the last milliseconds). It returns a
+// failure of the source other than its end or the context's: the session
+// then finishes what it has, and fails with it, rather than look stopped
+// by the person.
+func capture(ctx context.Context, clk Clock, src audio.Source, conv *audio.Converter16kMono, log *slog.Logger, out func(pcm []int16, at time.Time) bool) error {
 	var buf []float32
 	for {
 		frame, err := src.Read(ctx)
@@ -433,8 +432,9 @@ func capture(ctx context.Context, clk Clock, src audio.Source, conv *audio.Conve
 				}
 			} else if ctx.Err() == nil {
 				log.Warn("audio source failed", "err", err)
+				return err
 			}
-			return
+			return nil
 		}
 		buf = audio.Int16ToFloat32(buf[:0], frame)
 		pcm := append([]int16(nil), conv.Convert(buf)...)
@@ -442,7 +442,7 @@ func capture(ctx context.Context, clk Clock, src audio.Source, conv *audio.Conve
 			continue
 		}
 		if !out(pcm, at) {
-			return
+			return nil
 		}
 	}
 }
@@ -834,8 +834,19 @@ func (r *captionsRun) setState(s State, err error) {
 	r.c.emit(ev)
 }
 
-// finish records the end of the session.
+// finishDone records a session that ended as asked, or with its source:
+// a failure when the source failed.
+func (r *captionsRun) finishDone() error {
+	r.finish(store.StatusDone, nil)
+	return r.sourceErr
+}
+
+// finish records the end of the session. Done after the source failed
+// is a failure, with the source's error.
 func (r *captionsRun) finish(status string, err error) {
+	if status == store.StatusDone && r.sourceErr != nil {
+		status, err = store.StatusFailed, r.sourceErr
+	}
 	r.rec.finish(status, float64(r.captured)/streamRate, err)
 	if status == store.StatusFailed {
 		r.setState(StateFailed, err)

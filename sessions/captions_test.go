@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/internal/leaktest"
 	"github.com/earshot-app/earshot/sessions"
@@ -1074,4 +1075,52 @@ func TestCaptionsStopWaitsForSlowService(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec2.wait(t)
+}
+
+// failingSource is a microphone that fails once its frames run out.
+type failingSource struct {
+	*pushSource
+	err error
+}
+
+func (s failingSource) Read(ctx context.Context) ([]int16, error) {
+	f, err := s.pushSource.Read(ctx)
+	if errors.Is(err, io.EOF) {
+		return nil, s.err
+	}
+	return f, err
+}
+
+// TestCaptionsSourceFails: a microphone that fails (unplugged) ends the
+// session as its end would, keeping the captions of what was sent, but
+// as a failure with the device's error, not as a stop the person asked
+// for.
+func TestCaptionsSourceFails(t *testing.T) {
+	leaktest.Check(t)
+	src := newPushSource(mono16k)
+	f := newFakeStreamer()
+	h := &fakeHistory{}
+	unplugged := fmt.Errorf("audio: read microphone: %w", device.ErrDeviceStopped)
+	c := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f, Source: failingSource{src, unplugged}, History: h, Options: streamOpts, OwnsSource: true})
+	rec := record(c, nil)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	src.push(ramp(0, 16000), 320)
+	src.finish()
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end with its source")
+	}
+	rec.wait(t)
+	if err := c.Err(); !errors.Is(err, device.ErrDeviceStopped) {
+		t.Errorf("Err = %v, want the device's error", err)
+	}
+	if finals := rec.finals(); len(finals) != 1 || finals[0].Text != "rest" {
+		t.Errorf("finals = %+v, want the service's last", finals)
+	}
+	if fin := h.finishes(); len(fin) != 1 || fin[0].status != store.StatusFailed {
+		t.Errorf("history finish = %+v, want failed", fin)
+	}
 }

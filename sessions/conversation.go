@@ -424,8 +424,10 @@ type conversationRun struct {
 	conv   *audio.Converter16kMono
 
 	frames chan capturedFrame
-	msgs   chan received[api.TurnMessage]
-	wg     sync.WaitGroup
+	// sourceErr is why the source failed, set before frames is closed.
+	sourceErr error
+	msgs      chan received[api.TurnMessage]
+	wg        sync.WaitGroup
 
 	sent    int64 // samples sent
 	marks   []audioMark
@@ -501,12 +503,10 @@ func (r *conversationRun) run(ctx context.Context) error {
 			return ctx.Err()
 		case <-stopCh:
 			if err := closeStream(); err != nil {
-				r.finish(store.StatusDone, nil)
-				return nil
+				return r.finishDone()
 			}
 		case <-closeDeadline:
-			r.finish(store.StatusDone, nil)
-			return nil
+			return r.finishDone()
 		case f, ok := <-frames:
 			if !ok {
 				// The source ended by itself: let the last turn end in
@@ -519,8 +519,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 					continue
 				}
 				if err := closeStream(); err != nil {
-					r.finish(store.StatusDone, nil)
-					return nil
+					return r.finishDone()
 				}
 				continue
 			}
@@ -531,8 +530,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 		case now := <-tailC:
 			if r.current < 0 || tailLeft <= 0 {
 				if err := closeStream(); err != nil {
-					r.finish(store.StatusDone, nil)
-					return nil
+					return r.finishDone()
 				}
 				continue
 			}
@@ -547,8 +545,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 		case m := <-r.msgs:
 			if m.err != nil {
 				if r.closing && errors.Is(m.err, io.EOF) {
-					r.finish(store.StatusDone, nil)
-					return nil
+					return r.finishDone()
 				}
 				err := m.err
 				if errors.Is(err, io.EOF) {
@@ -556,8 +553,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 				}
 				if r.closing {
 					r.c.log.Info("conversation: the stream ended while closing", "err", err)
-					r.finish(store.StatusDone, nil)
-					return nil
+					return r.finishDone()
 				}
 				err = fmt.Errorf("conversation: %w", err)
 				r.finish(store.StatusFailed, err)
@@ -580,7 +576,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 // was captured, to the run loop.
 func (r *conversationRun) capture(ctx context.Context) {
 	defer close(r.frames)
-	capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, at time.Time) bool {
+	r.sourceErr = capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, at time.Time) bool {
 		select {
 		case r.frames <- capturedFrame{pcm: pcm, at: at}:
 			return true
@@ -846,9 +842,19 @@ func (r *conversationRun) setState(s State, err error) {
 	r.c.emit(&StateEvent{State: s, Err: err})
 }
 
+// finishDone records a session that ended as asked, or with its source:
+// a failure when the source failed.
+func (r *conversationRun) finishDone() error {
+	r.finish(store.StatusDone, nil)
+	return r.sourceErr
+}
+
 // finish saves the turn still open, records the end of the session and
 // reports it.
 func (r *conversationRun) finish(status string, err error) {
+	if status == store.StatusDone && r.sourceErr != nil {
+		status, err = store.StatusFailed, r.sourceErr
+	}
 	if r.current >= 0 {
 		r.save(context.Background(), r.turns[r.current])
 		r.current = -1

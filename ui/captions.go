@@ -223,8 +223,12 @@ func (c *captionsTab) setMicrophones(devs []device.Device, err error) {
 	c.micIDs = ids
 	c.mic.Options = options
 	c.selectMic(c.settings.InputDevice)
-	if err != nil && c.live == nil && !c.starting && c.file == nil {
+	idle := c.live == nil && !c.starting && c.file == nil
+	switch {
+	case err != nil && idle:
 		c.setStatus(plainError(err)+" You can still open a recording.", widget.WarningImportance)
+	case len(devs) == 0 && idle:
+		c.setStatus(plainError(device.ErrNoDevice), widget.WarningImportance)
 	}
 }
 
