@@ -22,6 +22,9 @@ type ServiceInfo struct {
 	URL string
 	// Models lists the models the service offers, speech-to-text first.
 	Models []ModelInfo
+	// Local is set when the backend is the local engine on this
+	// computer, which can stand in for any other.
+	Local bool
 }
 
 // ModelInfo describes one model the service offers.

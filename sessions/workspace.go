@@ -187,7 +187,9 @@ func (w *Workspace) Info(ctx context.Context) (ServiceInfo, error) {
 	if err != nil {
 		return ServiceInfo{Backend: "Not connected"}, err
 	}
-	return NewService(conn.Client, conn.Name).Info(ctx)
+	info, err := NewService(conn.Client, conn.Name).Info(ctx)
+	info.Local = conn.Kind == BackendLocal
+	return info, err
 }
 
 // Microphones lists the input devices.

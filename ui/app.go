@@ -233,9 +233,9 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 		now:     opts.now,
 		ctx:     ctx,
 		cancel:  cancel,
-		header:  newHeader(),
 		waiting: map[string]bool{partService: true, partSettings: true, partKey: true, partHistory: true},
 	}
+	app.header = newHeader(app.useLocalEngine)
 	if app.svc == nil {
 		app.svc = ws
 	}
@@ -639,6 +639,27 @@ func (a *App) changeSettings(change func(*store.Settings), failed func(error)) {
 				return
 			}
 			a.settingsSaved(s, false)
+		})
+	})
+}
+
+// useLocalEngine switches to the local engine, when the service chosen
+// does not answer, and asks it for its models.
+func (a *App) useLocalEngine() {
+	a.header.setSwitching()
+	a.goAsync(func(ctx context.Context) {
+		s, err := a.ws.Settings(ctx)
+		if err == nil {
+			s.Backend = store.BackendLocal
+			err = a.ws.SaveSettings(ctx, s)
+		}
+		a.onUI(func() {
+			if err != nil {
+				a.log.Warn("switch to the local engine", "err", err)
+				a.header.setSwitchFailed(plainError(err))
+				return
+			}
+			a.settingsSaved(s, true)
 		})
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/earshot-app/earshot/store"
 )
 
 // fakeService answers Info with whatever its answer function says, and
@@ -73,6 +76,7 @@ func (r *recordingApp) Quit() {
 }
 
 var localInfo = ServiceInfo{
+	Local:   true,
 	Backend: "Local engine",
 	URL:     "http://127.0.0.1:40123",
 	Models: []ModelInfo{
@@ -267,16 +271,41 @@ func TestRefreshRequeries(t *testing.T) {
 	}
 }
 
-func TestFailedRefreshKeepsModels(t *testing.T) {
-	svc := &fakeService{answer: answers(result{info: localInfo}, result{err: statusError(503)})}
+// TestUnreachableServiceTellsTheTruth: when the service chosen stops
+// answering (here the EU region, its host not found), the header and
+// the Service tab say so and name it, show none of the models of the
+// backend shown before, and offer the local engine, which one click
+// switches to and saves.
+func TestUnreachableServiceTellsTheTruth(t *testing.T) {
+	eu := ServiceInfo{Backend: "Hosted service (European Union)", URL: "https://api.eu.deepgram.com"}
+	dns := &net.DNSError{Err: "no such host", Name: "api.eu.deepgram.com", Server: "10.255.255.53:53", IsNotFound: true}
+	svc := &fakeService{answer: answers(result{info: localInfo}, result{info: eu, err: fmt.Errorf("list the service's models: %w", dns)}, result{info: localInfo})}
 	h := newHarness(t, svc, Options{})
 	h.waitShown(t)
 	h.showService()
+	h.assertShows(t, "Connected to Local engine", "nova-3")
 
 	h.ui(func() { test.Tap(h.service.refresh) })
 	h.waitShown(t)
-	h.assertShows(t, "nova-3", "Connected to Local engine",
-		"The service ran into a problem of its own (HTTP 503 Service Unavailable).")
+	h.assertShows(t, "Hosted service (European Union) does not answer", "Use the local engine",
+		"Hosted service (European Union) (does not answer)", "Models (unknown)")
+	h.assertHides(t, "Connected to Local engine", ">nova-3<", "10.255.255.53")
+	h.ui(func() {
+		if h.header.connection.Importance != widget.DangerImportance || !h.header.useLocal.Visible() {
+			t.Errorf("header importance %v, fallback shown %v", h.header.connection.Importance, h.header.useLocal.Visible())
+		}
+		test.Tap(h.header.useLocal)
+	})
+	h.waitShown(t)
+	h.assertShows(t, "Connected to Local engine", "nova-3")
+	h.ui(func() {
+		if h.header.useLocal.Visible() {
+			t.Error("the fallback is still offered once the local engine answers")
+		}
+	})
+	if s, err := h.ws.Settings(t.Context()); err != nil || s.Backend != store.BackendLocal {
+		t.Errorf("settings %+v, %v; want the local engine saved", s.Backend, err)
+	}
 }
 
 func TestServiceShortcuts(t *testing.T) {

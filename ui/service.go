@@ -199,14 +199,21 @@ func (s *serviceTab) setLoading(on bool) {
 func (s *serviceTab) show(info ServiceInfo, err error) {
 	s.setLoading(false)
 	if err != nil {
+		// Nothing of the backend shown before stays: its models are not
+		// this one's.
 		s.app.log.Warn("service info", "err", err)
+		s.loaded = false
 		s.ui.do(func() {
+			s.rows = nil
+			s.backend.SetText(orDash(info.Backend) + " (does not answer)")
+			s.url.SetText(orDash(info.URL))
+			s.models.SetText("Models (unknown)")
+			s.empty.Hide()
+			s.table.Refresh()
 			s.status.Importance = widget.DangerImportance
 			s.status.SetText(plainError(err))
 		})
-		if !s.loaded {
-			s.app.header.setUnreachable()
-		}
+		s.app.header.setUnreachable(info)
 		s.app.serviceShown(info, err)
 		return
 	}
