@@ -433,7 +433,7 @@ func (t *analyzeTab) showSource(res *sessions.AnalysisResult, hl *sessions.Span)
 	if text == "" {
 		msg := "The document is not available"
 		if res.TextErr != nil {
-			msg += ": " + res.TextErr.Error()
+			msg += ": " + lowerFirst(strings.TrimSuffix(plainError(res.TextErr), "."))
 		}
 		t.source.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: msg + ".", Style: widget.RichTextStyleInline}}
 		t.source.Refresh()

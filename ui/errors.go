@@ -45,10 +45,15 @@ func plainError(err error) string {
 	}
 	var sc statusCoder
 	if errors.As(err, &sc) && sc.StatusCode() != 0 {
-		words := statusWords(sc.StatusCode())
 		var ae *api.Error
-		if errors.As(err, &ae) && strings.TrimSpace(ae.Message) != "" {
-			// The service's own explanation says what to change.
+		hasMessage := errors.As(err, &ae) && strings.TrimSpace(ae.Message) != ""
+		if sc.StatusCode() == http.StatusBadRequest && hasMessage {
+			// The service's own explanation says what to change; "HTTP
+			// 400 Bad Request" around it says nothing more.
+			return "The service refused the request: " + lowerFirst(sentence(ae.Message))
+		}
+		words := statusWords(sc.StatusCode())
+		if hasMessage {
 			words += " " + sentence(ae.Message)
 		}
 		return words
@@ -96,7 +101,13 @@ func knownWords(err error) (string, bool) {
 		// The name as it is, quoted, never capitalised.
 		return "“" + fe.Name + "”: " + lowerFirst(plainError(fe.Err)), true
 	}
+	var spk *sessions.SpeakerError
+	if errors.As(err, &spk) {
+		return speakerWords(spk.Err), true
+	}
 	switch {
+	case errors.Is(err, sessions.ErrInvalidSynthesis):
+		return sentence(err.Error()), true
 	case errors.Is(err, sessions.ErrNoKey):
 		return "No API key is set. Add one in Settings, or set " + sessions.EnvAPIKey + ".", true
 	case errors.Is(err, store.ErrSecretServiceUnavailable):
@@ -106,7 +117,9 @@ func knownWords(err error) (string, bool) {
 	case errors.Is(err, device.ErrNoAudioBackend):
 		return "No audio system is running: Earshot hears the microphone through PipeWire, PulseAudio or ALSA.", true
 	case errors.Is(err, device.ErrNoDevice):
-		return "No microphone was found. Connect one, or open a recording instead.", true
+		return "No microphone found. Connect one, or use Open file… to transcribe a recording.", true
+	case errors.Is(err, sessions.ErrNotRealTime):
+		return "This input delivers audio faster than real time, so it is not a microphone. Pick another in Settings, or use Open file… to transcribe a recording.", true
 	case errors.Is(err, device.ErrDeviceUnavailable):
 		return "The microphone is busy or could not be opened. Close the programs using it, or pick another.", true
 	case errors.Is(err, device.ErrPermissionDenied):
@@ -206,4 +219,18 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// speakerWords says what is wrong with the speaker, from the audio
+// layer's error.
+func speakerWords(err error) string {
+	switch {
+	case errors.Is(err, device.ErrNoAudioBackend):
+		return "No audio system is running, so nothing can be played: Earshot plays through PipeWire, PulseAudio or ALSA."
+	case errors.Is(err, device.ErrNoOutputDevice):
+		return "No speaker available: no speaker or headphones were found."
+	case errors.Is(err, device.ErrOutputStopped):
+		return "The speaker stopped playing. Was it unplugged?"
+	}
+	return "The speaker is busy or could not be opened. Close the programs using it, or pick another in Settings."
 }

@@ -13,7 +13,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -82,6 +84,14 @@ func TestPlainError(t *testing.T) {
 		{"429", statusError(429), "The service is busy; try again in a moment (HTTP 429 Too Many Requests)."},
 		{"500", statusError(500), "The service ran into a problem of its own (HTTP 500 Internal Server Error)."},
 		{"400", statusError(400), "The service refused the request (HTTP 400 Bad Request)."},
+		{"400 with the service's words", fmt.Errorf("speak: %w", &api.Error{Status: 400, Code: "INVALID_QUERY_PARAMETER", Message: "Speed must be between 0.7 and 1.5"}),
+			"The service refused the request: speed must be between 0.7 and 1.5."},
+		{"speaker missing", &sessions.SpeakerError{Err: fmt.Errorf("audio: open speaker: %w: miniaudio: Failed to open backend device ([ALSA] snd_pcm_open() failed)", device.ErrNoOutputDevice)},
+			"No speaker available: no speaker or headphones were found."},
+		{"microphone missing", fmt.Errorf("audio: open microphone: %w: miniaudio: Failed to open backend device", device.ErrNoDevice),
+			"No microphone found. Connect one, or use Open file… to transcribe a recording."},
+		{"not a microphone", fmt.Errorf("captions: %w: 2.02s of audio in 10ms", sessions.ErrNotRealTime),
+			"This input delivers audio faster than real time, so it is not a microphone. Pick another in Settings, or use Open file… to transcribe a recording."},
 		{"unknown status", statusError(499), "The service refused the request (HTTP 499)."},
 		{"status zero falls through", statusError(0), "Something went wrong: 0."},
 		{"other", errors.New("unexpected end of JSON input"), "Something went wrong: Unexpected end of JSON input."},
