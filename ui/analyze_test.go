@@ -170,6 +170,12 @@ func TestFileIntelligence(t *testing.T) {
 		if !strings.Contains(p.selected.Text, "0:0") || !strings.Contains(p.selected.Text, "–") {
 			t.Errorf("the passage chosen is not given as a time range: %q", p.selected.Text)
 		}
+		// The intelligence shares the transcript's column: the history
+		// beside it keeps the height of the tab (it was squeezed to one
+		// row when the intelligence spanned the whole tab).
+		if list, tab := h.captions.history.list.Size().Height, h.tabs.Size().Height; list < tab/2 {
+			t.Errorf("the history list is %.0f high in a tab of %.0f", list, tab)
+		}
 	})
 	// Reopened from History, the file shows its intelligence again.
 	var id int64

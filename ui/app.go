@@ -277,7 +277,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	// first time they are shown (lazytab.go).
 	app.lazyTabs = []*lazyTab{nil, &app.converse.ui, &app.voices.ui, &app.analyze.ui, &app.settings.ui, &app.service.ui}
 	app.tabs = container.NewAppTabs(
-		container.NewTabItemWithIcon("Captions", micIcon, app.withFileIntel(app.captions.buildUI())),
+		container.NewTabItemWithIcon("Captions", micIcon, app.captions.buildUI()),
 		container.NewTabItemWithIcon("Conversation", theme.AccountIcon(), app.converse.ui.init(app.converse.buildUI)),
 		container.NewTabItemWithIcon("Voices", theme.VolumeUpIcon(), app.voices.ui.init(app.voices.buildUI)),
 		container.NewTabItemWithIcon("Analyze", theme.DocumentIcon(), app.analyze.ui.init(app.analyze.buildUI)),

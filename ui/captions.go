@@ -150,7 +150,9 @@ func (c *captionsTab) buildUI() fyne.CanvasObject {
 	)
 	heading := container.NewVBox(c.title, c.info, c.entities)
 	transcript := container.NewBorder(heading, nil, nil, nil, c.view.buildUI(captionsHint))
-	split := container.NewHSplit(container.NewPadded(transcript), c.history.buildUI())
+	// The intelligence of a file transcribed shows under its transcript,
+	// so the history beside keeps its height.
+	split := container.NewHSplit(c.app.withFileIntel(container.NewPadded(transcript)), c.history.buildUI())
 	split.Offset = 0.68
 	statusBar := container.NewBorder(nil, nil, nil, c.fileRow, c.status)
 	c.updateControls()

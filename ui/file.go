@@ -403,8 +403,8 @@ type fileIntelView struct {
 	words   []api.Word
 }
 
-// withFileIntel puts content (the Captions tab) above the intelligence of
-// the file transcribed, shown when it has any.
+// withFileIntel puts content (the Captions tab's transcript) above the
+// intelligence of the file transcribed, shown when it has any.
 func (a *App) withFileIntel(content fyne.CanvasObject) fyne.CanvasObject {
 	v := &fileIntelView{content: content}
 	v.panel = newIntelPanel(v.showPassage)
