@@ -548,7 +548,7 @@ func (t *analyzeTab) onExport() {
 func (t *analyzeTab) chooseExportFile(id int64, title string, f sessions.AnalysisFormat) {
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil {
-			t.showError("choose where to export", err)
+			t.showError("choose where to export", saveChoiceError{err})
 			return
 		}
 		if w == nil {

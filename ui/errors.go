@@ -101,6 +101,10 @@ func knownWords(err error) (string, bool) {
 		// The name as it is, quoted, never capitalised.
 		return "“" + fe.Name + "”: " + lowerFirst(plainError(fe.Err)), true
 	}
+	var sce saveChoiceError
+	if errors.As(err, &sce) && errors.Is(err, fs.ErrNotExist) {
+		return "There is no such folder. Type only the file's name, and pick its folder in the dialog's list.", true
+	}
 	var spk *sessions.SpeakerError
 	if errors.As(err, &spk) {
 		return speakerWords(spk.Err), true

@@ -86,6 +86,8 @@ func TestPlainError(t *testing.T) {
 		{"400", statusError(400), "The service refused the request (HTTP 400 Bad Request)."},
 		{"400 with the service's words", fmt.Errorf("speak: %w", &api.Error{Status: 400, Code: "INVALID_QUERY_PARAMETER", Message: "Speed must be between 0.7 and 1.5"}),
 			"The service refused the request: speed must be between 0.7 and 1.5."},
+		{"a full path typed in the save dialog", saveChoiceError{&fs.PathError{Op: "open", Path: "/home/me//tmp/x.srt", Err: fs.ErrNotExist}},
+			"There is no such folder. Type only the file's name, and pick its folder in the dialog's list."},
 		{"speaker missing", &sessions.SpeakerError{Err: fmt.Errorf("audio: open speaker: %w: miniaudio: Failed to open backend device ([ALSA] snd_pcm_open() failed)", device.ErrNoOutputDevice)},
 			"No speaker available: no speaker or headphones were found."},
 		{"microphone missing", fmt.Errorf("audio: open microphone: %w: miniaudio: Failed to open backend device", device.ErrNoDevice),

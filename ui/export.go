@@ -107,7 +107,7 @@ func (c *captionsTab) rememberExportFormat(f sessions.ExportFormat) {
 func (c *captionsTab) chooseExportFile(id int64, title string, f sessions.ExportFormat) {
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil {
-			c.showError("choose where to export", err)
+			c.showError("choose where to export", saveChoiceError{err})
 			return
 		}
 		if w == nil {

@@ -469,3 +469,11 @@ func (v *fileIntelView) showPassage(s intelSegment) {
 	}
 	v.panel.setSelected(fmt.Sprintf("%s: %s–%s “%s”", desc, clock(start), clock(end), s.text))
 }
+
+// saveChoiceError is a failure of Fyne's save dialog to open the file
+// chosen. The dialog joins what is typed to the folder shown, so a full
+// path typed as the name names a folder that does not exist.
+type saveChoiceError struct{ err error }
+
+func (e saveChoiceError) Error() string { return e.err.Error() }
+func (e saveChoiceError) Unwrap() error { return e.err }

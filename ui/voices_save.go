@@ -61,7 +61,7 @@ func (v *voicesTab) chooseSaveFile(pcm []int16, rate int, title string) {
 	}
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil {
-			v.showError("choose where to save", err)
+			v.showError("choose where to save", saveChoiceError{err})
 			return
 		}
 		if w == nil {
