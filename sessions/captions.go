@@ -239,10 +239,12 @@ type captionsRun struct {
 	conv *audio.Converter16kMono
 
 	frames chan []int16
-	// sourceErr is why the source failed, set before frames is closed.
-	sourceErr error
-	dialed    chan dialResult
-	msgs      chan received[connMessage]
+	// sourceErr is why the source failed, set before frames is closed;
+	// it is read only once the run loop has seen that (sourceEnded).
+	sourceErr   error
+	sourceEnded bool
+	dialed      chan dialResult
+	msgs        chan received[connMessage]
 
 	wg sync.WaitGroup // capture, dialer and receivers
 
@@ -359,6 +361,7 @@ func (r *captionsRun) run(ctx context.Context) error {
 		case pcm, ok := <-frames:
 			if !ok {
 				frames = nil // the source ended: finish like Stop
+				r.sourceEnded = true
 				c.requestStop()
 				continue
 			}
@@ -838,14 +841,22 @@ func (r *captionsRun) setState(s State, err error) {
 // a failure when the source failed.
 func (r *captionsRun) finishDone() error {
 	r.finish(store.StatusDone, nil)
+	return r.sourceFailure()
+}
+
+// sourceFailure is why the source failed, once the run has seen it end.
+func (r *captionsRun) sourceFailure() error {
+	if !r.sourceEnded {
+		return nil
+	}
 	return r.sourceErr
 }
 
 // finish records the end of the session. Done after the source failed
 // is a failure, with the source's error.
 func (r *captionsRun) finish(status string, err error) {
-	if status == store.StatusDone && r.sourceErr != nil {
-		status, err = store.StatusFailed, r.sourceErr
+	if status == store.StatusDone && r.sourceFailure() != nil {
+		status, err = store.StatusFailed, r.sourceFailure()
 	}
 	r.rec.finish(status, float64(r.captured)/streamRate, err)
 	if status == store.StatusFailed {

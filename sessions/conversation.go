@@ -424,10 +424,12 @@ type conversationRun struct {
 	conv   *audio.Converter16kMono
 
 	frames chan capturedFrame
-	// sourceErr is why the source failed, set before frames is closed.
-	sourceErr error
-	msgs      chan received[api.TurnMessage]
-	wg        sync.WaitGroup
+	// sourceErr is why the source failed, set before frames is closed;
+	// it is read only once the run loop has seen that (sourceEnded).
+	sourceErr   error
+	sourceEnded bool
+	msgs        chan received[api.TurnMessage]
+	wg          sync.WaitGroup
 
 	sent    int64 // samples sent
 	marks   []audioMark
@@ -512,6 +514,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 				// The source ended by itself: let the last turn end in
 				// silence, as it would in a conversation, then finish.
 				frames = nil
+				r.sourceEnded = true
 				if c.cfg.Tail > 0 && r.current >= 0 {
 					tailLeft = c.cfg.Tail
 					tail = c.clock.NewTicker(tailFrame)
@@ -846,14 +849,22 @@ func (r *conversationRun) setState(s State, err error) {
 // a failure when the source failed.
 func (r *conversationRun) finishDone() error {
 	r.finish(store.StatusDone, nil)
+	return r.sourceFailure()
+}
+
+// sourceFailure is why the source failed, once the run has seen it end.
+func (r *conversationRun) sourceFailure() error {
+	if !r.sourceEnded {
+		return nil
+	}
 	return r.sourceErr
 }
 
 // finish saves the turn still open, records the end of the session and
 // reports it.
 func (r *conversationRun) finish(status string, err error) {
-	if status == store.StatusDone && r.sourceErr != nil {
-		status, err = store.StatusFailed, r.sourceErr
+	if status == store.StatusDone && r.sourceFailure() != nil {
+		status, err = store.StatusFailed, r.sourceFailure()
 	}
 	if r.current >= 0 {
 		r.save(context.Background(), r.turns[r.current])
