@@ -158,8 +158,8 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 	// Two rows: in one, at 800 pixels wide, the toggles and buttons ran
 	// over the address field.
 	toolbar := container.NewVBox(
-		container.NewBorder(nil, nil, container.NewHBox(t.openFile, widget.NewLabel("or URL")), nil, t.url),
-		container.NewBorder(nil, nil, t.checks.box, container.NewHBox(t.analyze, t.cancel, t.export)))
+		container.NewBorder(nil, nil, container.NewHBox(t.openFile, widget.NewLabel("or URL")), container.NewHBox(t.analyze, t.cancel, t.export), t.url),
+		container.NewHBox(t.checks.box))
 	doc := container.NewBorder(container.NewBorder(nil, nil, nil, t.edit, t.title), nil, nil, nil, t.inputStack)
 	results := container.NewBorder(container.NewHBox(heading("Analysis")), nil, nil, nil, t.panel.buildUI())
 	past := container.NewBorder(heading("Past analyses"), container.NewHBox(t.reopen, t.remove), nil, nil, t.history)

@@ -140,7 +140,7 @@ func (c *captionsTab) buildUI() fyne.CanvasObject {
 	toolbar := container.NewBorder(nil, nil,
 		container.NewHBox(
 			widget.NewIcon(micIcon),
-			container.New(widthLayout{width: 300}, c.mic),
+			container.New(widthLayout{width: 200}, c.mic),
 			c.micRefresh,
 			widget.NewSeparator(),
 			c.start, c.mute,

@@ -67,7 +67,7 @@ func (r *levelRenderer) Layout(size fyne.Size) {
 	r.bar.Resize(fyne.NewSize(size.Width*r.m.fraction, h))
 }
 
-func (r *levelRenderer) MinSize() fyne.Size { return fyne.NewSize(120, levelBarHeight) }
+func (r *levelRenderer) MinSize() fyne.Size { return fyne.NewSize(80, levelBarHeight) }
 
 func (r *levelRenderer) Refresh() {
 	th := r.m.Theme()

@@ -169,7 +169,11 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 
 	left := widget.NewCard("Service", "", service)
 	right := container.NewVBox(widget.NewCard("Transcription", "", transcription), widget.NewCard("Audio and export", "", audio))
-	body := container.NewVScroll(container.NewPadded(container.NewGridWithColumns(2, left, right)))
+	// Two columns when the window is wide enough for both, else one: in
+	// two, an 800-pixel window cut the right one off.
+	cols := &columnsOrRows{}
+	body := container.NewVScroll(container.NewPadded(container.New(cols, left, right)))
+	cols.changed = body.Refresh
 	bar := container.NewBorder(nil, nil, nil, container.NewHBox(t.revert, t.save), t.status)
 	t.fill(t.current)
 	t.updateControls()

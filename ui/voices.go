@@ -55,9 +55,11 @@ func (v *voicesTab) buildUI() fyne.CanvasObject {
 	v.status.Wrapping = fyne.TextWrapWord
 
 	c, r := &v.controls, &v.run
-	actions := container.NewHBox(r.play, r.stop, c.turns, widget.NewSeparator(),
-		container.New(widthLayout{width: 220}, c.voiceB), r.compare, widget.NewSeparator(),
-		container.New(widthLayout{width: 110}, v.save.format), v.save.saveAs)
+	// Two rows, so that the controls fit a window 800 pixels wide.
+	actions := container.NewVBox(
+		container.NewHBox(r.play, r.stop, c.turns),
+		container.NewHBox(container.New(widthLayout{width: 220}, c.voiceB), r.compare, widget.NewSeparator(),
+			container.New(widthLayout{width: 110}, v.save.format), v.save.saveAs))
 	left := container.NewVBox(filters, c.text.box, sliders, actions, r.wave, r.metrics, r.results, r.turnBox)
 	split := container.NewHSplit(container.NewPadded(container.NewVScroll(left)), container.NewPadded(history))
 	split.Offset = 0.64
