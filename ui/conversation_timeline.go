@@ -38,7 +38,8 @@ func (tl *convTimeline) build() fyne.CanvasObject {
 	tl.label.SizeName = theme.SizeNameCaptionText
 	return container.NewBorder(
 		widget.NewLabelWithStyle("Events", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil,
-		container.NewVScroll(tl.label))
+		// Scrolls both ways: its long lines must not widen the window.
+		container.NewScroll(tl.label))
 }
 
 // reset empties the timeline for a new conversation.

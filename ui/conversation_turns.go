@@ -84,10 +84,11 @@ func newTurnCard(index int) *turnCard {
 	tc.badge = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	tc.detail = widget.NewLabel("")
 	tc.detail.SizeName = theme.SizeNameCaptionText
+	tc.detail.Truncation = fyne.TextTruncateEllipsis
 	tc.text = widget.NewLabel("")
 	tc.text.Wrapping = fyne.TextWrapWord
 	tc.card = widget.NewCard("", "", container.NewVBox(
-		container.NewHBox(tc.title, tc.badge, tc.detail),
+		container.NewBorder(nil, nil, container.NewHBox(tc.title, tc.badge), nil, tc.detail),
 		tc.text,
 	))
 	return tc

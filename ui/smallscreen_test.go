@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -13,6 +14,17 @@ import (
 func TestFitsSmallScreen(t *testing.T) {
 	h := newHarness(t, &fakeService{answer: answers(result{info: localInfo})}, Options{})
 	h.waitShown(t)
+	// The Conversation tab with a turn and events on it, as after a
+	// conversation: their lines are long.
+	h.ui(func() {
+		c := h.converse
+		long := "0:15–0:20 · ended by the model · confidence 0.77 · latency 1131 ms · and more words to make it long"
+		c.timeline.label.SetText(strings.Repeat("  25.47 s  EndOfTurn · turn 4 · model · 0.83 · 676 ms · and more words to make it long\n", 3))
+		card := newTurnCard(0)
+		card.detail.SetText(long)
+		card.text.SetText("hello study rather cold hearted and rather selfish is to be oldest those")
+		c.turns.box.Add(card.card)
+	})
 	for _, tab := range []string{"Captions", "Conversation", "Voices", "Analyze", "Settings", "Service"} {
 		h.ui(func() {
 			h.SelectTab(tab)
