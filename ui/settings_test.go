@@ -437,3 +437,20 @@ func renderedTexts(o fyne.CanvasObject) []string {
 	})
 	return out
 }
+
+// TestSettingsCleanAfterLaunch: right after launch, on a fresh history
+// and with the local engine's models and the devices listed, nothing is
+// "unsaved": Save and Revert stay disabled until a field is changed.
+func TestSettingsCleanAfterLaunch(t *testing.T) {
+	h := newHarnessWith(t, harnessConfig{engine: true, mics: noMics{}, speakers: noSpeakers{}}, Options{})
+	if err := h.waitReady(t); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, "the devices listed", func() bool { return !h.micsLoading })
+	h.ui(func() {
+		h.SelectTab("Settings")
+		if h.settings.dirty() || !h.settings.save.Disabled() || !h.settings.revert.Disabled() {
+			t.Errorf("unsaved right after launch: fields %+v, saved %+v", h.settings.gather(), h.settings.current)
+		}
+	})
+}
