@@ -213,10 +213,15 @@ func TestWorkspaceShortLivedTokens(t *testing.T) {
 	if err := w.SaveSettings(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	src, err := audio.NewReplay(mono16k, loadPCM(t, librivoxPath("0880")), audio.ReplayConfig{Paced: true, Clock: testkit.FastClock{Origin: time.Now(), Factor: 2}})
+	replay, err := audio.NewReplay(mono16k, loadPCM(t, librivoxPath("0880")), audio.ReplayConfig{Paced: true, Clock: testkit.FastClock{Origin: time.Now(), Factor: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The audio holds after its first second until the stream is cut, so
+	// the cut lands mid-stream however loaded the machine: under make
+	// test it once landed after the recording's end, when no reconnection
+	// is due.
+	src := &gatedSource{Source: replay, holdAt: 16000, release: make(chan struct{})}
 	c, err := w.StartCaptions(ctx, sessions.CaptionsRequest{Source: src, SourceName: "0880"})
 	if err != nil {
 		t.Fatal(err)
@@ -235,6 +240,7 @@ func TestWorkspaceShortLivedTokens(t *testing.T) {
 		}
 		return false
 	})
+	close(src.release)
 	<-c.Done()
 	if err := c.Stop(); err != nil {
 		t.Fatalf("the session failed: %v", err)
