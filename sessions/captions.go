@@ -239,12 +239,9 @@ type captionsRun struct {
 	conv *audio.Converter16kMono
 
 	frames chan []int16
-	// sourceErr is why the source failed, set before frames is closed;
-	// it is read only once the run loop has seen that (sourceEnded).
-	sourceErr   error
-	sourceEnded bool
-	dialed      chan dialResult
-	msgs        chan received[connMessage]
+	source sourceEnd // how the source ended
+	dialed chan dialResult
+	msgs   chan received[connMessage]
 
 	wg sync.WaitGroup // capture, dialer and receivers
 
@@ -361,7 +358,7 @@ func (r *captionsRun) run(ctx context.Context) error {
 		case pcm, ok := <-frames:
 			if !ok {
 				frames = nil // the source ended: finish like Stop
-				r.sourceEnded = true
+				r.source.seen = true
 				c.requestStop()
 				continue
 			}
@@ -406,7 +403,7 @@ func (r *captionsRun) muteCh() <-chan bool { return r.c.muteCh }
 // its own buffer (the microphone's ring), and a recording simply waits.
 func (r *captionsRun) capture(ctx context.Context) {
 	defer close(r.frames)
-	r.sourceErr = capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, _ time.Time) bool {
+	r.source.err = capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, _ time.Time) bool {
 		select {
 		case r.frames <- pcm:
 			return true
@@ -414,6 +411,23 @@ func (r *captionsRun) capture(ctx context.Context) {
 			return false
 		}
 	})
+}
+
+// sourceEnd is how a run's source ended: err is set by the capture
+// goroutine before it closes the run's frames channel, and read only
+// once the run loop has seen that close (seen), so never while the
+// capture may still write it.
+type sourceEnd struct {
+	err  error
+	seen bool
+}
+
+// failure is why the source failed, once the run has seen it end.
+func (s *sourceEnd) failure() error {
+	if !s.seen {
+		return nil
+	}
+	return s.err
 }
 
 // capture reads src until it ends or fails, converts each frame to 16 kHz
@@ -841,22 +855,14 @@ func (r *captionsRun) setState(s State, err error) {
 // a failure when the source failed.
 func (r *captionsRun) finishDone() error {
 	r.finish(store.StatusDone, nil)
-	return r.sourceFailure()
-}
-
-// sourceFailure is why the source failed, once the run has seen it end.
-func (r *captionsRun) sourceFailure() error {
-	if !r.sourceEnded {
-		return nil
-	}
-	return r.sourceErr
+	return r.source.failure()
 }
 
 // finish records the end of the session. Done after the source failed
 // is a failure, with the source's error.
 func (r *captionsRun) finish(status string, err error) {
-	if status == store.StatusDone && r.sourceFailure() != nil {
-		status, err = store.StatusFailed, r.sourceFailure()
+	if status == store.StatusDone && r.source.failure() != nil {
+		status, err = store.StatusFailed, r.source.failure()
 	}
 	r.rec.finish(status, float64(r.captured)/streamRate, err)
 	if status == store.StatusFailed {

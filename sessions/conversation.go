@@ -424,12 +424,9 @@ type conversationRun struct {
 	conv   *audio.Converter16kMono
 
 	frames chan capturedFrame
-	// sourceErr is why the source failed, set before frames is closed;
-	// it is read only once the run loop has seen that (sourceEnded).
-	sourceErr   error
-	sourceEnded bool
-	msgs        chan received[api.TurnMessage]
-	wg          sync.WaitGroup
+	source sourceEnd // how the source ended
+	msgs   chan received[api.TurnMessage]
+	wg     sync.WaitGroup
 
 	sent    int64 // samples sent
 	marks   []audioMark
@@ -514,7 +511,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 				// The source ended by itself: let the last turn end in
 				// silence, as it would in a conversation, then finish.
 				frames = nil
-				r.sourceEnded = true
+				r.source.seen = true
 				if c.cfg.Tail > 0 && r.current >= 0 {
 					tailLeft = c.cfg.Tail
 					tail = c.clock.NewTicker(tailFrame)
@@ -579,7 +576,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 // was captured, to the run loop.
 func (r *conversationRun) capture(ctx context.Context) {
 	defer close(r.frames)
-	r.sourceErr = capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, at time.Time) bool {
+	r.source.err = capture(ctx, r.c.clock, r.c.cfg.Source, r.conv, r.c.log, func(pcm []int16, at time.Time) bool {
 		select {
 		case r.frames <- capturedFrame{pcm: pcm, at: at}:
 			return true
@@ -849,22 +846,14 @@ func (r *conversationRun) setState(s State, err error) {
 // a failure when the source failed.
 func (r *conversationRun) finishDone() error {
 	r.finish(store.StatusDone, nil)
-	return r.sourceFailure()
-}
-
-// sourceFailure is why the source failed, once the run has seen it end.
-func (r *conversationRun) sourceFailure() error {
-	if !r.sourceEnded {
-		return nil
-	}
-	return r.sourceErr
+	return r.source.failure()
 }
 
 // finish saves the turn still open, records the end of the session and
 // reports it.
 func (r *conversationRun) finish(status string, err error) {
-	if status == store.StatusDone && r.sourceFailure() != nil {
-		status, err = store.StatusFailed, r.sourceFailure()
+	if status == store.StatusDone && r.source.failure() != nil {
+		status, err = store.StatusFailed, r.source.failure()
 	}
 	if r.current >= 0 {
 		r.save(context.Background(), r.turns[r.current])
