@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -250,7 +249,7 @@ func (t *analyzeTab) onOpenFile() {
 	if t.job != nil {
 		return
 	}
-	t.app.openLocalFile(t, textExtensions, "analyse", t.chooseFile)
+	t.app.openLocalFile("a document to analyse", textExtensions, t.chooseFile)
 }
 
 // chooseFile analyses the file at path.
@@ -547,36 +546,28 @@ func (t *analyzeTab) onExport() {
 }
 
 func (t *analyzeTab) chooseExportFile(id int64, title string, f sessions.AnalysisFormat) {
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil {
-			t.showError("choose where to export", saveChoiceError{err})
-			return
-		}
-		if w == nil {
-			return
-		}
-		format := f
-		if g, err := sessions.ParseAnalysisFormat(w.URI().Extension()); err == nil {
-			format = g
-		}
-		t.writeExport(id, format, w, w.URI().Name())
-	}, t.app.window)
 	name := strings.TrimSuffix(exportFileName(title, ""), ".")
 	if ext := filepath.Ext(name); ext == ".txt" || ext == ".md" {
 		name = strings.TrimSuffix(name, ext)
 	}
-	d.SetFileName(name + f.Extension())
-	d.SetFilter(storage.NewExtensionFileFilter([]string{f.Extension()}))
-	d.Show()
+	req := pathRequest{title: "Export the analysis", confirm: "Save", save: true,
+		extensions: []string{f.Extension()}, name: name + f.Extension()}
+	t.app.askPath(req, func(path string) {
+		format := f
+		if g, err := sessions.ParseAnalysisFormat(filepath.Ext(path)); err == nil {
+			format = g
+		}
+		t.writeExport(id, format, path)
+	})
 }
 
-func (t *analyzeTab) writeExport(id int64, f sessions.AnalysisFormat, w io.WriteCloser, name string) {
+// writeExport writes analysis id in format f to the file at path, off
+// the UI goroutine.
+func (t *analyzeTab) writeExport(id int64, f sessions.AnalysisFormat, path string) {
+	name := filepath.Base(path)
 	t.setStatus("Exporting to "+name+"…", widget.MediumImportance)
-	started := t.app.goAsync(func(ctx context.Context) {
-		err := t.app.ws.ExportAnalysis(ctx, id, f, w)
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
+	t.app.goAsync(func(ctx context.Context) {
+		err := sessions.WriteFile(path, func(w io.Writer) error { return t.app.ws.ExportAnalysis(ctx, id, f, w) })
 		t.app.onUI(func() {
 			if err != nil {
 				t.showError("export "+name, err)
@@ -585,9 +576,6 @@ func (t *analyzeTab) writeExport(id int64, f sessions.AnalysisFormat, w io.Write
 			t.setStatus("Saved "+name+".", widget.SuccessImportance)
 		})
 	})
-	if !started {
-		_ = w.Close()
-	}
 }
 
 // reload lists the past analyses, off the UI goroutine.

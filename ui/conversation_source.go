@@ -93,7 +93,7 @@ func (c *conversationTab) onOpenFile() {
 	if c.live != nil || c.starting {
 		return
 	}
-	c.app.openLocalFile(c, audioExtensions, "play", c.chooseFile)
+	c.app.openLocalFile("a recording to play as the conversation", audioExtensions, c.chooseFile)
 }
 
 // chooseFile makes the recording at path the source, once its start has

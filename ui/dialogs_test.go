@@ -13,13 +13,10 @@ import (
 // Helpers that drive Fyne's own dialogs (confirmations, the file
 // dialogs) as a person would, through the test driver.
 
-// lastFolderKey is the preference where Fyne's file dialogs remember the
-// folder they last opened, and start from.
-const lastFolderKey = "fyne:fileDialogLastFolder"
-
-// startFileDialogsIn makes the next file dialog open in dir.
+// startFileDialogsIn makes the next file dialog (Earshot's and the
+// toolkit's chooser) open in dir.
 func (h *harness) startFileDialogsIn(dir string) {
-	h.fyneApp.Preferences().SetString(lastFolderKey, storage.NewFileURI(dir).String())
+	h.fyneApp.Preferences().SetString(fileDialogFolderKey, storage.NewFileURI(dir).String())
 }
 
 // tapDialogButton waits for a dialog's button labelled text and taps it.
@@ -69,10 +66,11 @@ func (h *harness) dialogOpen() bool {
 	return n > 0
 }
 
-// chooseFile picks the one file listed in the open file dialog and
-// presses Open.
+// chooseFile presses Browse… in Earshot's file dialog, picks the one file
+// the toolkit's chooser lists, and presses Open.
 func (h *harness) chooseFile(t *testing.T) {
 	t.Helper()
+	h.tapDialogButton(t, "Browse…")
 	o := h.inOverlays(func(o fyne.CanvasObject) bool { _, ok := o.(*widget.GridWrap); return ok })
 	grid, ok := o.(*widget.GridWrap)
 	if !ok {

@@ -8,10 +8,8 @@ import (
 	"strings"
 	"unicode"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/sessions"
@@ -37,6 +35,16 @@ func exportFormatName(f sessions.ExportFormat) string {
 		}
 	}
 	return string(f)
+}
+
+// exportFormatLabel names f without its extension, for the status bar,
+// where the file's name shows the extension: "WebVTT subtitles".
+func exportFormatLabel(f sessions.ExportFormat) string {
+	name := exportFormatName(f)
+	if i := strings.LastIndex(name, " ("); i > 0 {
+		return name[:i]
+	}
+	return name
 }
 
 func exportFormatByName(name string) (sessions.ExportFormat, bool) {
@@ -105,26 +113,15 @@ func (c *captionsTab) rememberExportFormat(f sessions.ExportFormat) {
 // chooseExportFile asks where to save the export. A file name ending in
 // another known format's extension chooses that format.
 func (c *captionsTab) chooseExportFile(id int64, title string, f sessions.ExportFormat) {
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil {
-			c.showError("choose where to export", saveChoiceError{err})
-			return
-		}
-		if w == nil {
-			return // dismissed
-		}
+	req := pathRequest{title: "Export the transcript", confirm: "Save", save: true,
+		extensions: []string{f.Extension()}, name: exportFileName(title, f)}
+	c.app.askPath(req, func(path string) {
 		format := f
-		if g, err := sessions.ParseExportFormat(w.URI().Extension()); err == nil {
+		if g, err := sessions.ParseExportFormat(filepath.Ext(path)); err == nil {
 			format = g
 		}
-		c.writeExport(id, format, w, w.URI().Name())
-	}, c.app.window)
-	d.SetFileName(exportFileName(title, f))
-	d.SetFilter(storage.NewExtensionFileFilter([]string{f.Extension()}))
-	// No Resize: Fyne's FileDialog.Resize reads a window that only Show
-	// builds (and never builds when a desktop portal shows its own), so
-	// sizing it panics; it opens at a size that fits its content.
-	d.Show()
+		c.writeExport(id, format, path)
+	})
 }
 
 // exportFileName suggests a file name for a session's export: its title
@@ -146,24 +143,19 @@ func exportFileName(title string, f sessions.ExportFormat) string {
 	return name + f.Extension()
 }
 
-// writeExport writes session id in format f to w, off the UI goroutine,
-// and closes w; name is what the status bar calls the file.
-func (c *captionsTab) writeExport(id int64, f sessions.ExportFormat, w io.WriteCloser, name string) {
+// writeExport writes session id in format f to the file at path, off the
+// UI goroutine.
+func (c *captionsTab) writeExport(id int64, f sessions.ExportFormat, path string) {
+	name := filepath.Base(path)
 	c.setStatus("Exporting to "+name+"…", widget.MediumImportance)
-	started := c.app.goAsync(func(ctx context.Context) {
-		err := c.app.ws.Export(ctx, id, f, w)
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
+	c.app.goAsync(func(ctx context.Context) {
+		err := sessions.WriteFile(path, func(w io.Writer) error { return c.app.ws.Export(ctx, id, f, w) })
 		c.app.onUI(func() {
 			if err != nil {
 				c.showError("export "+name, err)
 				return
 			}
-			c.setStatus("Saved "+name+" ("+exportFormatName(f)+").", widget.SuccessImportance)
+			c.setStatus("Saved "+name+" ("+exportFormatLabel(f)+").", widget.SuccessImportance)
 		})
 	})
-	if !started {
-		_ = w.Close()
-	}
 }

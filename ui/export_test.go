@@ -18,8 +18,8 @@ import (
 
 // exportThrough exports with the button export (the toolbar's or the
 // History panel's) as a person would: the format is picked in Earshot's
-// dialog, the file named in Fyne's save dialog, which opens in dir. It
-// returns the file written and its contents.
+// dialog, the file in Earshot's file dialog, which proposes a name in dir.
+// It returns the file written and its contents.
 func (h *harness) exportThrough(t *testing.T, export *widget.Button, f sessions.ExportFormat, dir string) (string, string) {
 	t.Helper()
 	h.startFileDialogsIn(dir)
@@ -37,18 +37,23 @@ func (h *harness) exportThrough(t *testing.T, export *widget.Button, f sessions.
 		formats.SetSelected(exportFormatName(f))
 	})
 	h.tapDialogButton(t, "Choose file…")
-	o = h.inOverlays(func(o fyne.CanvasObject) bool { e, ok := o.(*widget.Entry); return ok && e.Visible() })
-	name, ok := o.(*widget.Entry)
+	o = h.inOverlays(func(o fyne.CanvasObject) bool { e, ok := o.(*boundedEntry); return ok && e.Visible() })
+	name, ok := o.(*boundedEntry)
 	if !ok {
 		t.Fatalf("the save dialog has no file name; window:\n%s", h.screen())
 	}
 	var file string
-	h.ui(func() { file = name.Text })
+	h.ui(func() {
+		file = filepath.Base(name.Text)
+		if filepath.Dir(name.Text) != dir {
+			t.Errorf("the save dialog proposes %q, want a file in %s", name.Text, dir)
+		}
+	})
 	if filepath.Ext(file) != f.Extension() {
 		t.Errorf("the save dialog proposes %q for %s", file, f)
 	}
 	h.tapDialogButton(t, "Save")
-	want := "Saved " + file + " (" + exportFormatName(f) + ")."
+	want := "Saved " + file + " (" + exportFormatLabel(f) + ")."
 	h.waitFor(t, want, func() bool { return h.captions.status.Text == want })
 	if h.dialogOpen() {
 		t.Errorf("a dialog stays open after the export; window:\n%s", h.screen())

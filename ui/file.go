@@ -12,8 +12,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -60,42 +58,14 @@ func (c *captionsTab) onOpenFile() {
 	if c.live != nil || c.starting || c.file != nil {
 		return
 	}
-	c.app.openLocalFile(c, audioExtensions, "transcribe", c.transcribeFile)
+	c.app.openLocalFile("an audio file to transcribe", audioExtensions, c.transcribeFile)
 }
 
-// statusTab is a tab with a status bar, where a dialog's outcome shows.
-type statusTab interface {
-	setStatus(text string, imp widget.Importance)
-	showError(what string, err error)
-}
-
-// openLocalFile asks for a file on this computer with one of extensions
-// and gives its path to chosen. The dialog's errors show on tab, and so
-// does the refusal of a file elsewhere, saying what Earshot can verb.
-func (a *App) openLocalFile(tab statusTab, extensions []string, verb string, chosen func(path string)) {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			tab.showError("choose a file", err)
-			return
-		}
-		if r == nil {
-			return // dismissed
-		}
-		uri := r.URI()
-		if err := r.Close(); err != nil {
-			a.log.Warn("close the chosen file", "err", err)
-		}
-		if uri.Scheme() != "file" {
-			tab.setStatus("Earshot can "+verb+" files on this computer only.", widget.DangerImportance)
-			return
-		}
-		chosen(uri.Path())
-	}, a.window)
-	d.SetFilter(storage.NewExtensionFileFilter(extensions))
-	// No Resize: Fyne's FileDialog.Resize reads a window that only Show
-	// builds (and never builds when a desktop portal shows its own), so
-	// sizing it panics; it opens at a size that fits its content.
-	d.Show()
+// openLocalFile asks for a file on this computer, listing those with one
+// of extensions, and gives its path to chosen; what names the kind of
+// file in the dialog's title ("an audio file").
+func (a *App) openLocalFile(what string, extensions []string, chosen func(path string)) {
+	a.askPath(pathRequest{title: "Open " + what, confirm: "Open", extensions: extensions}, chosen)
 }
 
 // transcribeFile uploads the file at path for transcription, showing the

@@ -5,11 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -59,37 +57,31 @@ func (v *voicesTab) chooseSaveFile(pcm []int16, rate int, title string) {
 	if enc == "" {
 		enc = api.EncodingMP3
 	}
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil {
-			v.showError("choose where to save", saveChoiceError{err})
-			return
-		}
-		if w == nil {
-			return
-		}
+	ext := sessions.SaveExtension(enc)
+	req := pathRequest{title: "Save the audio", confirm: "Save", save: true, extensions: []string{ext},
+		name: strings.TrimSuffix(exportFileName(title, sessions.ExportFormat("txt")), ".txt") + ext}
+	v.app.askPath(req, func(path string) {
 		format := enc
-		if e, ok := sessions.EncodingForPath(w.URI().Name()); ok && sessions.SaveExtension(enc) != w.URI().Extension() {
+		if e, ok := sessions.EncodingForPath(path); ok && ext != filepath.Ext(path) {
 			format = e
 		}
-		v.writeAudio(w, pcm, rate, format, w.URI().Name())
-	}, v.app.window)
-	d.SetFileName(strings.TrimSuffix(exportFileName(title, sessions.ExportFormat("txt")), ".txt") + sessions.SaveExtension(enc))
-	d.SetFilter(storage.NewExtensionFileFilter([]string{sessions.SaveExtension(enc)}))
-	d.Show()
+		v.writeAudio(path, pcm, rate, format)
+	})
 }
 
-// writeAudio encodes audio to w off the UI goroutine, and closes w.
-func (v *voicesTab) writeAudio(w io.WriteCloser, pcm []int16, rate int, enc, name string) {
+// writeAudio encodes audio to the file at path, off the UI goroutine.
+func (v *voicesTab) writeAudio(path string, pcm []int16, rate int, enc string) {
+	name := filepath.Base(path)
 	v.setStatus("Saving "+name+"…", widget.MediumImportance)
-	started := v.app.goAsync(func(ctx context.Context) {
-		var buf bytes.Buffer
-		err := sessions.EncodeAudio(ctx, &buf, pcm, rate, enc)
-		if err == nil {
-			_, err = w.Write(buf.Bytes())
-		}
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
+	v.app.goAsync(func(ctx context.Context) {
+		err := sessions.WriteFile(path, func(w io.Writer) error {
+			var buf bytes.Buffer
+			if err := sessions.EncodeAudio(ctx, &buf, pcm, rate, enc); err != nil {
+				return err
+			}
+			_, err := w.Write(buf.Bytes())
+			return err
+		})
 		v.app.onUI(func() {
 			if err != nil {
 				v.showError("save "+name, err)
@@ -98,7 +90,4 @@ func (v *voicesTab) writeAudio(w io.WriteCloser, pcm []int16, rate int, enc, nam
 			v.setStatus(fmt.Sprintf("Saved %s (%s).", name, enc), widget.SuccessImportance)
 		})
 	})
-	if !started {
-		_ = w.Close()
-	}
 }

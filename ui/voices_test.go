@@ -202,15 +202,15 @@ func newVoicesHarness(t *testing.T, s store.Settings) *harness {
 	return newHarnessWith(t, cfg, Options{searchDelay: time.Millisecond})
 }
 
-// saveThroughDialog names the file in Fyne's save dialog, which opens in
-// dir, and saves.
+// saveThroughDialog names the file in Earshot's file dialog, which
+// proposes a file in dir, and saves.
 func saveThroughDialog(t *testing.T, h *harness, name, ext string) {
 	t.Helper()
-	var e *widget.Entry
+	var e *boundedEntry
 	h.waitFor(t, "the save dialog", func() bool {
 		for _, o := range h.window.Canvas().Overlays().List() {
 			walk(o, func(o fyne.CanvasObject) {
-				if x, ok := o.(*widget.Entry); ok && x.Visible() && e == nil {
+				if x, ok := o.(*boundedEntry); ok && x.Visible() && e == nil {
 					e = x
 				}
 			})
