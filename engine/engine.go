@@ -61,6 +61,13 @@ type Config struct {
 	MaxAudioDuration time.Duration
 	// IdleTimeout overrides DefaultIdleTimeout (tests only).
 	IdleTimeout time.Duration
+	// LLM is an OpenAI-compatible server the voice agent may think with;
+	// its models join the think-model list. Empty: the built-in
+	// assistant only (and endpoints named in Settings).
+	LLM LLMEndpoint
+	// FunctionTimeout bounds the wait for a function call's answer; zero
+	// means DefaultFunctionTimeout.
+	FunctionTimeout time.Duration
 	// Recognizer configures speech recognition.
 	Recognizer RecognizerConfig
 	// Speech configures speech synthesis (/v1/speak and /v2/speak).
@@ -120,6 +127,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.FunctionTimeout == 0 {
+		cfg.FunctionTimeout = DefaultFunctionTimeout
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -248,8 +258,8 @@ func (e *Engine) routes(h host) map[string]route {
 	agentHere := h == agentHost && !e.cfg.Region.Regional() || h == mainHost && e.cfg.Region.Regional()
 	r := map[string]route{}
 	if agentHere {
-		r[api.PathAgent] = route{notOffered: "the voice agent"}
-		r[api.PathAgentModels] = route{notOffered: "the voice agent"}
+		r[api.PathAgent] = route{methods: map[string]http.HandlerFunc{"WS": e.handleAgent}}
+		r[api.PathAgentModels] = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleAgentModels}}
 	}
 	if h == agentHost {
 		return r

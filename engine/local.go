@@ -21,10 +21,12 @@ type Local struct {
 	Engine *Engine
 	// URL is the base URL of the main host, e.g. http://127.0.0.1:41234.
 	URL *url.URL
+	// AgentURL is the base URL of the voice agent's host.
+	AgentURL *url.URL
 	// Key is the key the engine accepts.
 	Key api.Secret
 
-	srv  *http.Server
+	srvs []*http.Server
 	done chan struct{}
 	err  error // why Serve ended; read after done is closed
 }
@@ -45,23 +47,52 @@ func StartLocal(cfg Config) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		eng.Close()
-		return nil, fmt.Errorf("engine: listen on loopback: %w", err)
+	// The main host, and the voice agent's host (which a region has
+	// not: there the main host serves the agent).
+	handlers := []http.Handler{eng.Handler()}
+	if !cfg.Region.Regional() {
+		handlers = append(handlers, eng.AgentHandler())
+	}
+	var lns []net.Listener
+	for range handlers {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			for _, l := range lns {
+				_ = l.Close()
+			}
+			eng.Close()
+			return nil, fmt.Errorf("engine: listen on loopback: %w", err)
+		}
+		lns = append(lns, ln)
 	}
 	l := &Local{
 		Engine: eng,
-		URL:    &url.URL{Scheme: "http", Host: ln.Addr().String()},
+		URL:    &url.URL{Scheme: "http", Host: lns[0].Addr().String()},
 		Key:    cfg.Key,
-		srv:    &http.Server{Handler: eng.Handler(), ReadHeaderTimeout: 10 * time.Second},
 		done:   make(chan struct{}),
+	}
+	if len(lns) > 1 {
+		l.AgentURL = &url.URL{Scheme: "http", Host: lns[1].Addr().String()}
+	}
+	errs := make(chan error, len(lns))
+	for i, ln := range lns {
+		srv := &http.Server{Handler: handlers[i], ReadHeaderTimeout: 10 * time.Second}
+		l.srvs = append(l.srvs, srv)
+		go func() {
+			err := srv.Serve(ln)
+			if errors.Is(err, http.ErrServerClosed) {
+				err = nil
+			}
+			errs <- err
+		}()
 	}
 	go func() {
 		defer close(l.done)
-		if err := l.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			l.err = err
+		var all []error
+		for range lns {
+			all = append(all, <-errs)
 		}
+		l.err = errors.Join(all...)
 	}()
 	return l, nil
 }
@@ -76,14 +107,16 @@ func (l *Local) RecognizerReady() bool { return l.Engine.RecognizerReady() }
 func (l *Local) WarmRecognizer(ctx context.Context) error { return l.Engine.WarmRecognizer(ctx) }
 
 // Endpoint returns the endpoint a client uses to reach the engine.
-func (l *Local) Endpoint() api.Endpoint { return api.Endpoint{Base: l.URL} }
+func (l *Local) Endpoint() api.Endpoint { return api.Endpoint{Base: l.URL, Agent: l.AgentURL} }
 
 // Close ends open streams, stops serving and frees the engine.
 func (l *Local) Close() error {
 	l.Engine.Close()
-	if err := l.srv.Close(); err != nil {
-		return err
+	var errs []error
+	for _, srv := range l.srvs {
+		errs = append(errs, srv.Close())
 	}
 	<-l.done
-	return l.err
+	errs = append(errs, l.err)
+	return errors.Join(errs...)
 }

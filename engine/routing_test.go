@@ -370,10 +370,12 @@ func TestRegions(t *testing.T) {
 		return answer{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 	}
 	t.Run("regional main host serves the agent paths", func(t *testing.T) {
-		for _, p := range []string{api.PathAgent, api.PathAgentModels} {
-			do(t, regional, http.MethodGet, p, tokenAuth(regional), nil, nil).wantError(t, http.StatusNotImplemented, "NOT_IMPLEMENTED",
-				"The local engine does not offer the voice agent yet.")
+		if a := do(t, regional, http.MethodGet, api.PathAgentModels, tokenAuth(regional), nil, nil); a.status != http.StatusOK || !strings.Contains(string(a.body), `"models"`) {
+			t.Errorf("think models on the regional main host: %d %s", a.status, a.body)
 		}
+		// The agent's socket is there: a plain GET is not an upgrade.
+		do(t, regional, http.MethodGet, api.PathAgent, tokenAuth(regional), nil, nil).wantError(t, http.StatusMethodNotAllowed, api.CodeMethodNotAllowed,
+			"GET is not allowed on /v1/agent/converse.")
 	})
 	t.Run("regional agent host answers 404", func(t *testing.T) {
 		for _, p := range []string{api.PathAgent, api.PathAgentModels, api.PathListen} {
@@ -382,7 +384,9 @@ func TestRegions(t *testing.T) {
 		}
 	})
 	t.Run("global agent host serves the agent paths only", func(t *testing.T) {
-		agent(global, api.PathAgentModels).wantError(t, http.StatusNotImplemented, "NOT_IMPLEMENTED", "The local engine does not offer the voice agent yet.")
+		if a := agent(global, api.PathAgentModels); a.status != http.StatusOK || !strings.Contains(string(a.body), `"earshot-assistant"`) {
+			t.Errorf("think models on the agent host: %d %s", a.status, a.body)
+		}
 		agent(global, api.PathListen).wantError(t, http.StatusNotFound, api.CodeNotFound, "The agent host serves only the voice agent.")
 	})
 	t.Run("regional unknown agent path", func(t *testing.T) {
