@@ -59,6 +59,7 @@ func newEngine(c cli.ServeConfig) (cli.Server, error) {
 		MaxConnections: c.MaxConnections,
 		LoopbackOnly:   c.LoopbackOnly,
 		Logger:         c.Logger,
+		LLM:            engine.LLMEndpoint{URL: c.LLM},
 	})
 }
 

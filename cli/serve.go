@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -22,6 +23,9 @@ type ServeConfig struct {
 	// not a loopback name, which defeats DNS rebinding from web pages.
 	LoopbackOnly bool
 	Logger       *slog.Logger
+	// LLM is the base address (up to /v1) of an OpenAI-compatible server
+	// the voice agent may think with; empty for none.
+	LLM string
 }
 
 // Server is the local engine as serve sees it.
@@ -40,15 +44,23 @@ type EngineFactory func(ServeConfig) (Server, error)
 const shutdownGrace = 5 * time.Second
 
 func runServe(ctx context.Context, env Env, args []string) error {
-	fs := newFlagSet(env, "serve", "--key KEY [--addr 127.0.0.1:8080] [--agent-addr ADDR] [--region eu|au|in] [--max-connections N]")
+	fs := newFlagSet(env, "serve", "--key KEY [--addr 127.0.0.1:8080] [--agent-addr ADDR] [--region eu|au|in] [--max-connections N] [--llm URL]")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback unless you say otherwise)")
 	agentAddr := fs.String("agent-addr", "", "address of the voice-agent host (global only; in a region the agent is on the main host)")
 	key := fs.String("key", "", "the API key clients must send (or set EARSHOT_ENGINE_KEY)")
 	region := fs.String("region", "", "behave as a regional host: eu, au or in")
 	maxConns := fs.Int("max-connections", 8, "concurrency allowance; diarization counts double")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	llm := fs.String("llm", "", "an OpenAI-compatible server the voice agent may think with, up to /v1 (Ollama: http://127.0.0.1:11434/v1)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *llm != "" {
+		u, err := url.Parse(*llm)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(env.Stderr, "--llm must be an http or https address such as http://127.0.0.1:11434/v1, not %q\n", *llm)
+			return errUsage
+		}
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(env.Stderr, "serve takes no arguments, only flags (got %q)\n", fs.Arg(0))
@@ -107,7 +119,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		lns = append(lns, listener{name: a.name, ln: ln})
 	}
 
-	eng, err := env.NewEngine(ServeConfig{Key: api.Secret(*key), Region: reg, MaxConnections: *maxConns, LoopbackOnly: loopback, Logger: log})
+	eng, err := env.NewEngine(ServeConfig{Key: api.Secret(*key), Region: reg, MaxConnections: *maxConns, LoopbackOnly: loopback, Logger: log, LLM: *llm})
 	if err != nil {
 		closeAll()
 		return err

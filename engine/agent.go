@@ -630,8 +630,9 @@ func matchFunction(said string, funcs []api.AgentFunction) (api.AgentFunction, b
 	return api.AgentFunction{}, false
 }
 
-// functionArguments gives the words said to a function's one string
-// parameter, if it has one, else no arguments.
+// functionArguments gives what was said, less the function's name and
+// small words ("search history for budget" gives "budget"), to a
+// function's one string parameter, if it has one; else no arguments.
 func functionArguments(f api.AgentFunction, said string) string {
 	var schema struct {
 		Properties map[string]struct {
@@ -646,7 +647,18 @@ func functionArguments(f api.AgentFunction, said string) string {
 			}
 		}
 		if len(names) == 1 {
-			b, _ := jsonMarshal(map[string]string{names[0]: said})
+			drop := map[string]bool{"for": true, "the": true, "a": true, "an": true, "about": true, "my": true, "me": true,
+				"in": true, "of": true, "please": true, "can": true, "you": true, "what": true, "is": true}
+			for _, p := range strings.FieldsFunc(strings.ToLower(f.Name), func(r rune) bool { return r == '_' || r == '-' }) {
+				drop[p] = true
+			}
+			var keep []string
+			for _, w := range strings.Fields(said) {
+				if !drop[strings.ToLower(strings.Trim(w, ".,!?;:"))] {
+					keep = append(keep, strings.Trim(w, ".,!?;:"))
+				}
+			}
+			b, _ := jsonMarshal(map[string]string{names[0]: strings.Join(keep, " ")})
 			return string(b)
 		}
 	}

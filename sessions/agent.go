@@ -1,0 +1,730 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/store"
+)
+
+// A conversation with the voice agent: the microphone to the agent, the
+// agent's speech to the speaker, chat text both ways, function calls the
+// app runs, and every message for the inspector; all saved to history.
+
+// AgentConn is a conversation as the session drives it; *api.AgentStream
+// implements it.
+type AgentConn interface {
+	Next(ctx context.Context) (api.AgentMessage, error)
+	SendAudio(ctx context.Context, audio []byte) error
+	Send(ctx context.Context, m api.AgentMessage) error
+	Applied() bool
+	RequestID() string
+	Close() error
+}
+
+// AgentDialer opens conversations.
+type AgentDialer interface {
+	Converse(ctx context.Context, s api.AgentSettings) (AgentConn, error)
+}
+
+// ClientAgent opens conversations with a Client.
+type ClientAgent struct{ Client *api.Client }
+
+// Converse implements AgentDialer.
+func (c ClientAgent) Converse(ctx context.Context, s api.AgentSettings) (AgentConn, error) {
+	return c.Client.Converse(ctx, s)
+}
+
+// ListenMode is how the microphone reaches the agent.
+type ListenMode int
+
+const (
+	// ListenOpen sends the microphone all the time: for headphones, or
+	// with echo cancellation.
+	ListenOpen ListenMode = iota
+	// ListenHalfDuplex sends silence instead of the microphone while the
+	// agent's voice plays, and a short tail after, so the agent never
+	// hears itself; the person cannot interrupt by speaking.
+	ListenHalfDuplex
+	// ListenPushToTalk sends the microphone only while Talk is held.
+	ListenPushToTalk
+)
+
+// halfDuplexTail is how long the microphone stays gated after the
+// agent's voice stops playing: the room's echo dies down.
+const halfDuplexTail = 300 * time.Millisecond
+
+// AppFunction is a client-side function the app offers the agent and
+// runs itself when asked.
+type AppFunction struct {
+	Def api.AgentFunction
+	// Run answers a call; args is the call's JSON arguments.
+	Run func(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// AgentHistory keeps conversations: RecordHistory and their lines.
+type AgentHistory interface {
+	RecordHistory
+	AddSegment(ctx context.Context, g store.Segment) (int64, error)
+}
+
+// AgentConfig configures an AgentSession.
+type AgentConfig struct {
+	Dialer   AgentDialer
+	Settings api.AgentSettings
+	// Source is the microphone; nil for a typed conversation.
+	Source audio.Source
+	// Player plays the agent's voice; nil keeps it silent (text only).
+	Player Player
+	Mode   ListenMode
+	// Functions are run by the app when the agent calls them; they are
+	// declared in the settings' first think provider.
+	Functions []AppFunction
+	History   AgentHistory
+	Title     string
+	Backend   string
+	Clock     Clock
+	Logger    *slog.Logger
+	// KeepAlive is how often KeepAlive is sent when no audio goes; zero
+	// means every 4 s (the agent closes a socket silent for 10 s).
+	KeepAlive time.Duration
+}
+
+// AgentSession is one conversation with the agent.
+type AgentSession struct {
+	*lifecycle
+	cfg  AgentConfig
+	log  *slog.Logger
+	conn AgentConn
+	rec  *record
+
+	cmds chan func(context.Context)
+
+	mu       sync.Mutex // guards talking and muted
+	talking  bool       // push-to-talk held
+	muted    bool
+	sendRate int
+}
+
+// Events of an agent session.
+type (
+	// AgentTextEvent is what one side said (ConversationText).
+	AgentTextEvent struct {
+		Role    string
+		Content string
+		At      time.Time
+	}
+	// AgentSpeakingEvent: the agent's voice begins (AgentStartedSpeaking),
+	// with the service's latencies, in seconds.
+	AgentSpeakingEvent struct {
+		Total, TTS, TTT float64
+		At              time.Time
+	}
+	// AgentAudioDoneEvent: the agent sent the last of its reply.
+	AgentAudioDoneEvent struct{ At time.Time }
+	// AgentBargeInEvent: the person spoke over the agent; the agent's
+	// voice stopped after StoppedIn.
+	AgentBargeInEvent struct {
+		At        time.Time
+		StoppedIn time.Duration
+		// Cut reports that the agent was speaking.
+		Cut bool
+	}
+	// AgentFunctionEvent is a function call: requested (Done false), then
+	// done with its result.
+	AgentFunctionEvent struct {
+		ID, Name, Arguments string
+		ClientSide          bool
+		Done                bool
+		Result              string
+		Err                 error
+		Took                time.Duration
+	}
+	// AgentAckEvent acknowledges an update (PromptUpdated, SpeakUpdated,
+	// ThinkUpdated, ListenUpdated).
+	AgentAckEvent struct{ Type string }
+	// AgentNoticeEvent is a Warning or an Error of the agent, or a refused
+	// injection (Type InjectionRefused).
+	AgentNoticeEvent struct {
+		Type, Code, Description string
+	}
+	// AgentLatencyEvent is the service's LatencyReport.
+	AgentLatencyEvent struct{ Report api.LatencyReport }
+	// AgentWireEvent is a message on the wire, either way, for the
+	// inspector: its type, its JSON (never a key: none travels in a
+	// message) and when.
+	AgentWireEvent struct {
+		Out  bool
+		Type string
+		JSON string
+		At   time.Time
+	}
+)
+
+func (*AgentTextEvent) isEvent()      {}
+func (*AgentSpeakingEvent) isEvent()  {}
+func (*AgentAudioDoneEvent) isEvent() {}
+func (*AgentBargeInEvent) isEvent()   {}
+func (*AgentFunctionEvent) isEvent()  {}
+func (*AgentAckEvent) isEvent()       {}
+func (*AgentNoticeEvent) isEvent()    {}
+func (*AgentLatencyEvent) isEvent()   {}
+func (*AgentWireEvent) isEvent()      {}
+
+// NewAgentSession returns a session; Start opens it.
+func NewAgentSession(cfg AgentConfig) *AgentSession {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 4 * time.Second
+	}
+	if cfg.Title == "" {
+		cfg.Title = "Agent conversation"
+	}
+	return &AgentSession{lifecycle: newLifecycle("agent session", cfg.Clock), cfg: cfg, log: log, cmds: make(chan func(context.Context), 16)}
+}
+
+// Start opens the conversation: the settings go first, with the audio
+// formats of the microphone and the speaker; audio follows once the agent
+// applied them.
+func (a *AgentSession) Start(ctx context.Context) error {
+	return a.start(ctx, func(ctx context.Context) (runFunc, error) {
+		set := a.cfg.Settings
+		rate := 16000
+		if a.cfg.Source != nil {
+			rate = a.cfg.Source.Format().SampleRate
+		}
+		a.sendRate = rate
+		set.Audio.Input = &api.AgentAudioInput{Encoding: api.EncodingLinear16, SampleRate: rate}
+		set.Audio.Output = &api.AgentAudioOutput{Encoding: api.EncodingLinear16, SampleRate: agentOutputRate, Container: "none"}
+		if len(a.cfg.Functions) > 0 && len(set.Agent.Think) > 0 {
+			th := append(api.ThinkChain(nil), set.Agent.Think...)
+			for _, f := range a.cfg.Functions {
+				th[0].Functions = append(th[0].Functions, f.Def)
+			}
+			set.Agent.Think = th
+		}
+		if err := set.Validate(); err != nil {
+			return nil, err
+		}
+		a.emit(&StateEvent{State: StateConnecting})
+		conn, err := a.cfg.Dialer.Converse(ctx, set)
+		if err != nil {
+			return nil, err
+		}
+		details, _ := json.Marshal(agentDetails(set))
+		rec, err := openRecord(ctx, a.cfg.History, store.Session{Kind: store.KindAgent, Title: a.cfg.Title,
+			Source: "Agent", Backend: a.cfg.Backend, Model: thinkModel(set), Details: string(details)}, a.clock, a.log, func(e *SaveFailedEvent) { a.emit(e) })
+		if err != nil {
+			_ = conn.Close()
+			return nil, err
+		}
+		a.conn, a.rec = conn, rec
+		if b, err := api.EncodeAgentMessage(&set); err == nil {
+			a.emit(&AgentWireEvent{Out: true, Type: api.TypeSettings, JSON: string(b), At: a.clock.Now()})
+		}
+		return a.run, nil
+	})
+}
+
+// agentOutputRate is the rate the agent speaks at: what the speaker plays.
+const agentOutputRate = 24000
+
+// AgentOutputRate is the sample rate of the agent's voice, to open the
+// speaker with.
+func AgentOutputRate() int { return agentOutputRate }
+
+func thinkModel(s api.AgentSettings) string {
+	if len(s.Agent.Think) == 0 {
+		return ""
+	}
+	return s.Agent.Think[0].Provider.Model
+}
+
+// agentDetails is what history keeps of the settings: the models, the
+// voice and the prompt (never a header: they may carry credentials).
+func agentDetails(s api.AgentSettings) map[string]any {
+	d := map[string]any{"think": thinkModel(s)}
+	if v := s.Agent.Voices(); len(v) > 0 {
+		d["voice"] = v[0].Provider.Model
+	}
+	if len(s.Agent.Think) > 0 && s.Agent.Think[0].Prompt != "" {
+		d["prompt"] = s.Agent.Think[0].Prompt
+	}
+	if s.Agent.Listen != nil {
+		d["listen"] = s.Agent.Listen.Provider.Model
+	}
+	return d
+}
+
+// Say sends typed text as the person's (InjectUserMessage).
+func (a *AgentSession) Say(text string) { a.sendCmd(&api.InjectUserMessage{Content: text}) }
+
+// UpdatePrompt replaces the prompt mid-conversation.
+func (a *AgentSession) UpdatePrompt(prompt string) { a.sendCmd(&api.UpdatePrompt{Prompt: prompt}) }
+
+// UpdateVoice changes the voice mid-conversation.
+func (a *AgentSession) UpdateVoice(s api.Speak) {
+	a.sendCmd(&api.UpdateSpeak{Speak: api.SpeakChain{s}})
+}
+
+// UpdateThink changes the model mid-conversation.
+func (a *AgentSession) UpdateThink(t api.Think) {
+	a.sendCmd(&api.UpdateThink{Think: api.ThinkChain{t}})
+}
+
+// SetTalking holds (true) or releases push-to-talk.
+func (a *AgentSession) SetTalking(on bool) {
+	a.mu.Lock()
+	a.talking = on
+	a.mu.Unlock()
+}
+
+// SetMuted mutes the microphone: nothing of it is sent (KeepAlive is).
+func (a *AgentSession) SetMuted(on bool) {
+	a.mu.Lock()
+	a.muted = on
+	a.mu.Unlock()
+}
+
+// sendCmd queues a client message for the run loop, which checks and
+// sends it; a mistake comes back as an AgentNoticeEvent.
+func (a *AgentSession) sendCmd(m api.AgentMessage) {
+	select {
+	case a.cmds <- func(ctx context.Context) { a.send(ctx, m) }:
+	case <-a.Done():
+	}
+}
+
+func (a *AgentSession) send(ctx context.Context, m api.AgentMessage) {
+	if err := a.conn.Send(ctx, m); err != nil {
+		a.emit(&AgentNoticeEvent{Type: "Refused", Description: err.Error()})
+		return
+	}
+	if b, err := api.EncodeAgentMessage(m); err == nil {
+		a.emit(&AgentWireEvent{Out: true, Type: m.MessageType(), JSON: string(b), At: a.clock.Now()})
+	}
+}
+
+// gated reports whether the microphone's audio must not go now: muted,
+// push-to-talk released, or the agent's voice playing in half-duplex.
+func (a *AgentSession) gated(playingUntil time.Time, now time.Time) bool {
+	a.mu.Lock()
+	muted, talking := a.muted, a.talking
+	a.mu.Unlock()
+	switch {
+	case muted:
+		return true
+	case a.cfg.Mode == ListenPushToTalk:
+		return !talking
+	case a.cfg.Mode == ListenHalfDuplex:
+		return now.Before(playingUntil)
+	}
+	return false
+}
+
+// run is the session's loop.
+func (a *AgentSession) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		_ = a.conn.Close()
+		if a.cfg.Source != nil {
+			_ = a.cfg.Source.Close()
+		}
+		wg.Wait()
+	}()
+	msgs := make(chan received[api.AgentMessage], 64)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pump(ctx, a.clock, a.conn.Next, msgs)
+	}()
+	mic := make(chan []int16, 64)
+	micErr := make(chan error, 1)
+	if src := a.cfg.Source; src != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				pcm, err := src.Read(ctx)
+				if err != nil {
+					micErr <- err
+					return
+				}
+				// The source reuses its buffer: the loop gets a copy.
+				select {
+				case mic <- append([]int16(nil), pcm...):
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	keep := a.clock.NewTimer(a.cfg.KeepAlive)
+	defer keep.Stop()
+	start := a.clock.Now()
+	var (
+		seq          int
+		playingUntil time.Time // half-duplex: when the agent's voice has played out
+		speaking     bool      // the agent's reply is playing or arriving
+		silence      []int16
+		runErr       error
+	)
+	save := func(role, text string) {
+		seq++
+		at := a.clock.Now().Sub(start).Seconds()
+		n := seq
+		speaker := 0
+		if role == api.RoleAssistant {
+			speaker = 1
+		}
+		details, _ := json.Marshal(map[string]string{"role": role})
+		a.rec.save(ctx, "a line of the conversation", func(ctx context.Context, id int64) error {
+			_, err := a.cfg.History.AddSegment(ctx, store.Segment{SessionID: id, Seq: n, Start: at, End: at, Speaker: &speaker, Text: text, Details: string(details)})
+			return err
+		})
+	}
+	a.emit(&StateEvent{State: StateLive})
+loop:
+	for {
+		select {
+		case <-a.stopping():
+			break loop
+		case err := <-micErr:
+			if !errors.Is(err, audio.ErrSourceClosed) && ctx.Err() == nil {
+				runErr = err
+			}
+			break loop
+		case cmd := <-a.cmds:
+			cmd(ctx)
+		case <-keep.C():
+			if a.conn.Applied() {
+				a.send(ctx, &api.AgentKeepAlive{})
+			}
+			keep.Reset(a.cfg.KeepAlive)
+		case pcm := <-mic:
+			if !a.conn.Applied() {
+				continue // audio before SettingsApplied is ignored by the agent
+			}
+			now := a.clock.Now()
+			if p := a.cfg.Player; p != nil && a.cfg.Mode == ListenHalfDuplex && speaking {
+				if q := p.Queued(); q > 0 {
+					playingUntil = now.Add(q + halfDuplexTail)
+				}
+			}
+			out := pcm
+			if a.gated(playingUntil, now) {
+				if a.cfg.Mode != ListenHalfDuplex {
+					continue // muted or released: KeepAlive holds the socket
+				}
+				// Half-duplex sends silence: the agent hears time pass.
+				if cap(silence) < len(pcm) {
+					silence = make([]int16, len(pcm))
+				}
+				out = silence[:len(pcm)]
+			}
+			if err := a.conn.SendAudio(ctx, audio.Int16ToBytes(nil, out)); err != nil {
+				runErr = err
+				break loop
+			}
+			keep.Reset(a.cfg.KeepAlive)
+		case r := <-msgs:
+			if r.err != nil {
+				if ctx.Err() == nil && !errors.Is(r.err, api.ErrClosed) {
+					runErr = r.err
+				} else if ctx.Err() == nil {
+					runErr = r.err
+				}
+				break loop
+			}
+			switch m := r.msg.(type) {
+			case *api.AgentAudio:
+				speaking = true
+				if p := a.cfg.Player; p != nil {
+					if err := p.Write(ctx, audio.BytesToInt16(nil, m.Data)); err != nil {
+						a.emit(&NoSpeakerEvent{Err: &SpeakerError{Err: err}})
+						_ = p.Close()
+						a.cfg.Player = nil
+					}
+				}
+				continue
+			case *api.UserStartedSpeaking:
+				ev := &AgentBargeInEvent{At: r.at, Cut: speaking}
+				if p := a.cfg.Player; p != nil && speaking {
+					p.Stop() // barge-in: the queued reply is dropped at once
+				}
+				ev.StoppedIn = a.clock.Now().Sub(r.at)
+				speaking, playingUntil = false, time.Time{}
+				a.emit(ev)
+			case *api.ConversationText:
+				a.emit(&AgentTextEvent{Role: m.Role, Content: m.Content, At: r.at})
+				save(m.Role, m.Content)
+			case *api.AgentStartedSpeaking:
+				speaking = true
+				a.emit(&AgentSpeakingEvent{Total: m.TotalLatency, TTS: m.TTSLatency, TTT: m.TTTLatency, At: r.at})
+			case *api.AgentAudioDone:
+				if p := a.cfg.Player; p != nil {
+					p.End()
+				}
+				a.emit(&AgentAudioDoneEvent{At: r.at})
+			case *api.FunctionCallRequest:
+				for _, f := range m.Functions {
+					a.emit(&AgentFunctionEvent{ID: f.ID, Name: f.Name, Arguments: f.Arguments, ClientSide: f.ClientSide})
+					if f.ClientSide {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							a.runFunction(ctx, f)
+						}()
+					}
+				}
+			case *api.FunctionCallResponse:
+				a.emit(&AgentFunctionEvent{ID: m.ID, Name: m.Name, Done: true, Result: m.Content})
+			case *api.AgentUpdated:
+				a.emit(&AgentAckEvent{Type: m.Type})
+			case *api.InjectionRefused:
+				a.emit(&AgentNoticeEvent{Type: api.TypeInjectionRefused, Code: m.Code, Description: m.Message})
+			case *api.AgentNotice:
+				a.emit(&AgentNoticeEvent{Type: m.Type, Code: m.Code, Description: m.Description})
+			case *api.LatencyReport:
+				a.emit(&AgentLatencyEvent{Report: *m})
+			}
+			if b, err := api.EncodeAgentMessage(r.msg); err == nil {
+				a.emit(&AgentWireEvent{Type: r.msg.MessageType(), JSON: string(b), At: r.at})
+			}
+		}
+	}
+	a.emit(&StateEvent{State: StateStopping})
+	if p := a.cfg.Player; p != nil {
+		p.Stop()
+		_ = p.Close()
+	}
+	status := store.StatusDone
+	if runErr != nil {
+		status = store.StatusFailed
+	}
+	a.rec.finish(status, a.clock.Now().Sub(start).Seconds(), runErr)
+	if runErr != nil {
+		a.emit(&StateEvent{State: StateFailed, Err: runErr})
+		return runErr
+	}
+	a.emit(&StateEvent{State: StateStopped})
+	return nil
+}
+
+// runFunction runs a client-side call of one of the app's functions and
+// answers it; an unknown function is answered with an error, so the agent
+// does not wait.
+func (a *AgentSession) runFunction(ctx context.Context, f api.FunctionCall) {
+	began := a.clock.Now()
+	var fn *AppFunction
+	for i := range a.cfg.Functions {
+		if a.cfg.Functions[i].Def.Name == f.Name {
+			fn = &a.cfg.Functions[i]
+		}
+	}
+	var (
+		result string
+		err    error
+	)
+	if fn == nil {
+		err = fmt.Errorf("no function %q is offered by this app", f.Name)
+	} else {
+		fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		result, err = fn.Run(fctx, json.RawMessage(f.Arguments))
+		cancel()
+	}
+	content := result
+	if err != nil {
+		b, _ := json.Marshal(map[string]string{"error": err.Error()})
+		content = string(b)
+	}
+	a.emit(&AgentFunctionEvent{ID: f.ID, Name: f.Name, Arguments: f.Arguments, ClientSide: true, Done: true, Result: content, Err: err, Took: a.clock.Now().Sub(began)})
+	select {
+	case a.cmds <- func(ctx context.Context) { a.send(ctx, &api.FunctionCallResponse{ID: f.ID, Name: f.Name, Content: content}) }:
+	case <-ctx.Done():
+	}
+}
+
+// Functions the app offers the agent.
+
+// HistoryFunctions are the client-side functions over the person's
+// history: search it, and read a past session back.
+func (w *Workspace) HistoryFunctions() []AppFunction {
+	return []AppFunction{
+		{
+			Def: api.AgentFunction{Name: "search_history", Description: "Search the person's saved transcripts, conversations and analyses for words, and return the passages that match.",
+				Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"the words to look for"}},"required":["query"]}`)},
+			Run: func(ctx context.Context, args json.RawMessage) (string, error) {
+				var in struct {
+					Query string `json:"query"`
+				}
+				if err := json.Unmarshal(args, &in); err != nil || strings.TrimSpace(in.Query) == "" {
+					return "", errors.New("give the words to look for as query")
+				}
+				hits, err := w.Search(ctx, in.Query, 5)
+				if err != nil {
+					return "", err
+				}
+				if len(hits) == 0 {
+					return "Nothing in the history matches " + in.Query + ".", nil
+				}
+				var b strings.Builder
+				for _, h := range hits {
+					title := fmt.Sprintf("session %d", h.SessionID)
+					if s, err := w.cfg.History.Session(ctx, h.SessionID); err == nil {
+						title = s.Title + " (" + s.Started.Format("2 January 2006") + ")"
+					}
+					fmt.Fprintf(&b, "%s: %s\n", title, strings.NewReplacer(store.HighlightStart, "", store.HighlightEnd, "").Replace(h.Snippet))
+				}
+				return b.String(), nil
+			},
+		},
+		{
+			Def: api.AgentFunction{Name: "get_time", Description: "The current date and time on the person's computer.",
+				Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+			Run: func(context.Context, json.RawMessage) (string, error) {
+				return time.Now().Format("Monday 2 January 2006, 15:04 MST"), nil
+			},
+		},
+	}
+}
+
+// AgentRequest is what a person asks of a conversation with the agent.
+type AgentRequest struct {
+	// Think is the model, an id of the think-model list; "" takes the
+	// list's first.
+	Think string
+	// Voice is the agent's voice; "" takes the settings' voice.
+	Voice    string
+	Prompt   string
+	Greeting string
+	// Text makes a typed conversation: no microphone.
+	Text bool
+	// Silent keeps the agent's voice off the speaker (replies as text).
+	Silent   bool
+	DeviceID string
+	Mode     ListenMode
+	// Source replaces the microphone (tests, a recording).
+	Source audio.Source
+}
+
+// ThinkModels lists the models the agent can think with, from the agent's
+// host of the service in use.
+func (w *Workspace) ThinkModels(ctx context.Context) ([]api.ThinkModel, error) {
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return conn.Client.ThinkModels(ctx)
+}
+
+// AgentVoice is the speak provider of a voice name: version v2 for a
+// turn-based (flux) voice, v1 for the others.
+func AgentVoice(name string) api.Speak {
+	p := api.SpeakProvider{Type: api.ProviderDeepgram, Model: name}
+	if api.IsFluxVoice(name) {
+		p.Version = api.AgentVersionV2
+	}
+	return api.Speak{Provider: p}
+}
+
+// AgentThink is the think provider of a model of the think-model list.
+func AgentThink(m api.ThinkModel, prompt string) api.Think {
+	return api.Think{Provider: api.ThinkProvider{Type: m.Provider, Model: m.ID}, Prompt: prompt}
+}
+
+// StartAgent starts a conversation with the agent of the service in use,
+// with the app's functions over history.
+func (w *Workspace) StartAgent(ctx context.Context, req AgentRequest) (*AgentSession, error) {
+	s, conn, err := w.settingsAndConnection(ctx)
+	if err != nil {
+		return nil, err
+	}
+	models, err := conn.Client.ThinkModels(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list the agent's models: %w", err)
+	}
+	var model *api.ThinkModel
+	for i := range models {
+		if req.Think == "" || models[i].ID == req.Think {
+			model = &models[i]
+			break
+		}
+	}
+	if model == nil {
+		var ids []string
+		for _, m := range models {
+			ids = append(ids, m.ID)
+		}
+		if len(ids) == 0 {
+			return nil, errors.New("the service lists no model for the agent to think with")
+		}
+		return nil, fmt.Errorf("%w: the agent cannot think with %q; it offers %s", ErrInvalidAgent, req.Think, strings.Join(ids, ", "))
+	}
+	voice := req.Voice
+	if voice == "" {
+		voice = s.Voice
+	}
+	if voice == "" || !(api.IsAuraVoice(voice) || api.IsFluxVoice(voice)) {
+		voice = api.DefaultAgentVoice
+	}
+	set := api.AgentSettings{Tags: []string{"earshot"}, Agent: api.AgentConfig{
+		Listen:   &api.AgentListen{Provider: api.ListenProvider{Type: api.ProviderDeepgram, Model: "nova-3"}},
+		Think:    api.ThinkChain{AgentThink(*model, req.Prompt)},
+		Speak:    api.SpeakChain{AgentVoice(voice)},
+		Greeting: req.Greeting,
+	}}
+	if err := set.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidAgent, err)
+	}
+	cfg := AgentConfig{Dialer: ClientAgent{conn.Client}, Settings: set, Mode: req.Mode, History: w.cfg.History,
+		Backend: conn.Name, Logger: w.log, Functions: w.HistoryFunctions(), Source: req.Source}
+	if !req.Text && cfg.Source == nil {
+		src, _, err := w.openSource(ctx, s, nil, "", req.DeviceID)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Source = src
+	}
+	var noSpeaker error
+	if !req.Silent && w.cfg.Speakers != nil {
+		p, err := w.cfg.Speakers.Open(ctx, s.OutputDevice, AgentOutputRate())
+		if err != nil {
+			// No speaker: the conversation goes on in text, and says so.
+			noSpeaker = &SpeakerError{Err: err}
+		} else {
+			cfg.Player = p
+		}
+	}
+	a := NewAgentSession(cfg)
+	if noSpeaker != nil {
+		a.emit(&NoSpeakerEvent{Err: noSpeaker})
+	}
+	if err := a.Start(ctx); err != nil {
+		if cfg.Source != nil {
+			_ = cfg.Source.Close()
+		}
+		if cfg.Player != nil {
+			_ = cfg.Player.Close()
+		}
+		return nil, err
+	}
+	return a, nil
+}
+
+// ErrInvalidAgent matches a conversation the agent would refuse, refused
+// before anything was sent.
+var ErrInvalidAgent = errors.New("the agent's settings are not valid")

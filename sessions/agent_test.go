@@ -1,0 +1,240 @@
+package sessions_test
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gen2brain/malgo"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
+)
+
+// agentWorkspace is a workspace on the local engine whose speaker is
+// miniaudio's null device.
+func agentWorkspace(t *testing.T, db *store.DB) *sessions.Workspace {
+	t.Helper()
+	l := localEngine(t)
+	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
+		History: db, Keys: sessions.NewKeys(&store.Memory{}, nil),
+		Speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}},
+		Local:    func() (api.Endpoint, api.Secret, error) { return l.Endpoint(), l.Key, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// agentEvents collects a session's events and lets a test wait for one.
+type agentEvents struct {
+	ch   chan sessions.Event
+	seen []sessions.Event
+}
+
+func watchAgent(a *sessions.AgentSession) *agentEvents {
+	e := &agentEvents{ch: make(chan sessions.Event, 1024)}
+	go func() {
+		for ev := range a.Events() {
+			e.ch <- ev
+		}
+		close(e.ch)
+	}()
+	return e
+}
+
+// waitFor returns the first event (from where the last wait stopped)
+// that match accepts.
+func (e *agentEvents) waitFor(t *testing.T, ctx context.Context, what string, match func(sessions.Event) bool) sessions.Event {
+	t.Helper()
+	for {
+		select {
+		case ev, ok := <-e.ch:
+			if !ok {
+				t.Fatalf("the session ended before %s; events: %v", what, describeAgentEvents(e.seen))
+			}
+			e.seen = append(e.seen, ev)
+			if match(ev) {
+				return ev
+			}
+		case <-ctx.Done():
+			t.Fatalf("no %s: %v; events: %v", what, ctx.Err(), describeAgentEvents(e.seen))
+		}
+	}
+}
+
+func describeAgentEvents(evs []sessions.Event) string {
+	var parts []string
+	for _, ev := range evs {
+		switch x := ev.(type) {
+		case *sessions.AgentWireEvent:
+			parts = append(parts, x.JSON)
+		case *sessions.StateEvent:
+			parts = append(parts, "state "+x.State.String())
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func assistantSaid(text string) func(sessions.Event) bool {
+	return func(ev sessions.Event) bool {
+		x, ok := ev.(*sessions.AgentTextEvent)
+		return ok && x.Role == api.RoleAssistant && x.Content == text
+	}
+}
+
+// TestAgentTypedConversation: a typed question is answered and the
+// answer played; the conversation is saved to history with both sides.
+func TestAgentTypedConversation(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	db := openDB(t)
+	ws := agentWorkspace(t, db)
+	a, err := ws.StartAgent(ctx, sessions.AgentRequest{Text: true, Prompt: "Be brief."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := watchAgent(a)
+	a.Say("what is two plus two")
+	ev.waitFor(t, ctx, "the answer", assistantSaid("Two plus two is four."))
+	sp := ev.waitFor(t, ctx, "the voice", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentSpeakingEvent); return ok }).(*sessions.AgentSpeakingEvent)
+	if sp.Total <= 0 {
+		t.Errorf("latencies %+v", sp)
+	}
+	ev.waitFor(t, ctx, "the end of the reply", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentAudioDoneEvent); return ok })
+
+	// A prompt changed mid-call is acknowledged.
+	a.UpdatePrompt("Be a pirate.")
+	ev.waitFor(t, ctx, "PromptUpdated", func(e sessions.Event) bool {
+		x, ok := e.(*sessions.AgentAckEvent)
+		return ok && x.Type == api.TypePromptUpdated
+	})
+	// A voice that contradicts its version never leaves.
+	a.UpdateVoice(api.Speak{Provider: api.SpeakProvider{Type: "deepgram", Version: "v1", Model: "flux-kit-en"}})
+	ev.waitFor(t, ctx, "the refusal", func(e sessions.Event) bool {
+		x, ok := e.(*sessions.AgentNoticeEvent)
+		return ok && x.Type == "Refused" && strings.Contains(x.Description, "version v2")
+	})
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for e := range ev.ch {
+		ev.seen = append(ev.seen, e)
+	}
+	var settings string
+	for _, e := range ev.seen {
+		if w, ok := e.(*sessions.AgentWireEvent); ok && w.Out && w.Type == api.TypeSettings {
+			settings = w.JSON
+		}
+	}
+	if !strings.Contains(settings, `"search_history"`) || !strings.Contains(settings, `"prompt":"Be brief."`) {
+		t.Errorf("the settings sent: %s", settings)
+	}
+
+	list, err := db.Sessions(ctx, store.Filter{Kind: store.KindAgent})
+	if err != nil || len(list) != 1 || list[0].Status != store.StatusDone {
+		t.Fatalf("history %+v, %v", list, err)
+	}
+	segs, err := db.Segments(ctx, list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, s := range segs {
+		lines = append(lines, s.Text)
+	}
+	if strings.Join(lines, "|") != "what is two plus two|Two plus two is four." {
+		t.Errorf("saved lines %q", lines)
+	}
+}
+
+// speech16k is text in the engine's default voice, 16 kHz.
+func speech16k(t *testing.T, ctx context.Context, text string) []int16 {
+	t.Helper()
+	l := localEngine(t)
+	resp, err := newClient(t, l.Endpoint(), l.Key).Speak(ctx, text, api.SpeakOptions{Model: "aura-2-thalia-en", Encoding: "linear16", Container: "none", SampleRate: 16000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return audio.BytesToInt16(nil, b)
+}
+
+// TestAgentBargeInStopsPlayback (must show): speech while the agent talks
+// gives UserStartedSpeaking, and the playback (miniaudio's null device)
+// stops within 50 ms of it.
+func TestAgentBargeInStopsPlayback(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	db := openDB(t)
+	ws := agentWorkspace(t, db)
+	interruption := speech16k(t, ctx, "What is two plus two?")
+	mic := newLiveSource(t)
+	a, err := ws.StartAgent(ctx, sessions.AgentRequest{Source: mic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	ev := watchAgent(a)
+	ev.waitFor(t, ctx, "the conversation", func(e sessions.Event) bool {
+		w, ok := e.(*sessions.AgentWireEvent)
+		return ok && w.Type == api.TypeSettingsApplied
+	})
+	// A long answer: the built-in assistant says what it can do.
+	a.Say("tell me about the weather in paris")
+	ev.waitFor(t, ctx, "the agent's voice", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentSpeakingEvent); return ok })
+	mic.speak(interruption)
+	b := ev.waitFor(t, ctx, "the barge-in", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentBargeInEvent); return ok }).(*sessions.AgentBargeInEvent)
+	if !b.Cut {
+		t.Error("the barge-in found the agent silent")
+	}
+	t.Logf("playback stopped %v after UserStartedSpeaking", b.StoppedIn)
+	if b.StoppedIn > 50*time.Millisecond {
+		t.Errorf("the playback stopped %v after UserStartedSpeaking, want within 50 ms", b.StoppedIn)
+	}
+	ev.waitFor(t, ctx, "the answer to the interruption", assistantSaid("Two plus two is four."))
+}
+
+// TestAgentHistoryFunction: the agent calls the app's search_history, the
+// app runs it on the history, and the answer is spoken.
+func TestAgentHistoryFunction(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	db := openDB(t)
+	id, err := db.CreateSession(ctx, store.Session{Kind: store.KindCaptions, Title: "Planning", Started: time.Now(), Status: store.StatusDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddSegment(ctx, store.Segment{SessionID: id, Seq: 1, Text: "the quarterly budget is due on friday"}); err != nil {
+		t.Fatal(err)
+	}
+	ws := agentWorkspace(t, db)
+	a, err := ws.StartAgent(ctx, sessions.AgentRequest{Text: true, Silent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	ev := watchAgent(a)
+	a.Say("search history for budget")
+	call := ev.waitFor(t, ctx, "the call's result", func(e sessions.Event) bool {
+		x, ok := e.(*sessions.AgentFunctionEvent)
+		return ok && x.Done
+	}).(*sessions.AgentFunctionEvent)
+	if call.Name != "search_history" || call.Arguments != `{"query":"budget"}` || !strings.Contains(call.Result, "Planning") || !strings.Contains(call.Result, "quarterly budget") {
+		t.Errorf("the call %+v", call)
+	}
+	ev.waitFor(t, ctx, "the spoken result", func(e sessions.Event) bool {
+		x, ok := e.(*sessions.AgentTextEvent)
+		return ok && x.Role == api.RoleAssistant && strings.Contains(x.Content, "quarterly budget")
+	})
+}
