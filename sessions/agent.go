@@ -553,7 +553,9 @@ func (a *AgentSession) runFunction(ctx context.Context, f api.FunctionCall) {
 	}
 	a.emit(&AgentFunctionEvent{ID: f.ID, Name: f.Name, Arguments: f.Arguments, ClientSide: true, Done: true, Result: content, Err: err, Took: a.clock.Now().Sub(began)})
 	select {
-	case a.cmds <- func(ctx context.Context) { a.send(ctx, &api.FunctionCallResponse{ID: f.ID, Name: f.Name, Content: content}) }:
+	case a.cmds <- func(ctx context.Context) {
+		a.send(ctx, &api.FunctionCallResponse{ID: f.ID, Name: f.Name, Content: content})
+	}:
 	case <-ctx.Done():
 	}
 }
