@@ -70,6 +70,7 @@ type command struct {
 }
 
 var commands = map[string]command{
+	"agent":      {summary: agentSummary, run: plainErrors(agent)},
 	"converse":   {summary: converseSummary, run: plainErrors(converse)},
 	"read":       {summary: readSummary, run: plainErrors(read)},
 	"serve":      {summary: "run the local engine as a headless server", run: runServe},

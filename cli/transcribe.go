@@ -331,7 +331,10 @@ func writeOutput(env Env, out string, b []byte) error {
 func plainError(err error) error {
 	var apiErr *api.Error
 	var dns *net.DNSError
+	var done *reworded
 	switch {
+	case errors.As(err, &done):
+		return err // already in plain words
 	case errors.Is(err, context.Canceled):
 		return reword(err, "cancelled")
 	case errors.Is(err, sessions.ErrNoKey):
@@ -348,6 +351,8 @@ func plainError(err error) error {
 		return reword(err, "cannot find the service's host %q: check the address and the network", dns.Name)
 	case errors.Is(err, context.DeadlineExceeded):
 		return reword(err, "the service did not answer in time (%v)", err)
+	case deviceProblem(err) != "the speaker could not be opened":
+		return reword(err, "%s", deviceProblem(err))
 	}
 	return err
 }

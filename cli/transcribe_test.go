@@ -136,6 +136,7 @@ type harness struct {
 	stdout testkit.Buffer
 	stderr testkit.Buffer
 	tty    bool
+	stdin  io.Reader // nil: an empty input
 }
 
 func newHarness(t *testing.T, mics *fakeMics) *harness {
@@ -163,10 +164,18 @@ func newHarness(t *testing.T, mics *fakeMics) *harness {
 	return h
 }
 
+func (h *harness) stdinOrEmpty() io.Reader {
+	if h.stdin == nil {
+		return strings.NewReader("")
+	}
+	return h.stdin
+}
+
 func (h *harness) env() Env {
 	return Env{
 		Stdout: &h.stdout,
 		Stderr: &h.stderr,
+		Stdin:  h.stdinOrEmpty(),
 		Getenv: func(k string) string {
 			if k == "COLUMNS" {
 				return "300" // so that status lines are not shortened

@@ -588,7 +588,14 @@ func (b builtinThinker) think(_ context.Context, msgs []think.ChatMessage, _ []t
 				}
 			}
 		}
-		return nil, text(name + " answered: " + strings.TrimSpace(msgs[n-1].Content))
+		// Spoken as one passage: the result's lines are joined.
+		var lines []string
+		for _, l := range strings.Split(msgs[n-1].Content, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				lines = append(lines, l)
+			}
+		}
+		return nil, text(name + " answered: " + strings.Join(lines, "; "))
 	}
 	var last string
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -596,6 +603,11 @@ func (b builtinThinker) think(_ context.Context, msgs []think.ChatMessage, _ []t
 			last = msgs[i].Content
 			break
 		}
+	}
+	// What the rules answer is answered; otherwise a declared function
+	// the request names is called.
+	if answer, ok := b.a.Answer(hist); ok {
+		return nil, text(answer)
 	}
 	if f, ok := matchFunction(last, b.funcs); ok {
 		return []think.ToolCall{{ID: newCallID(), Name: f.Name, Arguments: functionArguments(f, last)}}, nil

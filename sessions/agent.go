@@ -562,9 +562,14 @@ func (a *AgentSession) runFunction(ctx context.Context, f api.FunctionCall) {
 
 // Functions the app offers the agent.
 
+// ID is the conversation's id in history (0 before it started, or
+// without history).
+func (a *AgentSession) ID() int64 { return a.rec.ID() }
+
 // HistoryFunctions are the client-side functions over the person's
-// history: search it, and read a past session back.
-func (w *Workspace) HistoryFunctions() []AppFunction {
+// history: search it (leaving out the conversation self, whose own
+// words would match), and the time.
+func (w *Workspace) HistoryFunctions(self func() int64) []AppFunction {
 	return []AppFunction{
 		{
 			Def: api.AgentFunction{Name: "search_history", Description: "Search the person's saved transcripts, conversations and analyses for words, and return the passages that match.",
@@ -576,9 +581,15 @@ func (w *Workspace) HistoryFunctions() []AppFunction {
 				if err := json.Unmarshal(args, &in); err != nil || strings.TrimSpace(in.Query) == "" {
 					return "", errors.New("give the words to look for as query")
 				}
-				hits, err := w.Search(ctx, in.Query, 5)
+				found, err := w.Search(ctx, in.Query, 6)
 				if err != nil {
 					return "", err
+				}
+				var hits []store.Hit
+				for _, h := range found {
+					if self == nil || h.SessionID != self() {
+						hits = append(hits, h)
+					}
 				}
 				if len(hits) == 0 {
 					return "Nothing in the history matches " + in.Query + ".", nil
@@ -692,8 +703,10 @@ func (w *Workspace) StartAgent(ctx context.Context, req AgentRequest) (*AgentSes
 	if err := set.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidAgent, err)
 	}
+	var a *AgentSession
+	self := func() int64 { return a.ID() }
 	cfg := AgentConfig{Dialer: ClientAgent{conn.Client}, Settings: set, Mode: req.Mode, History: w.cfg.History,
-		Backend: conn.Name, Logger: w.log, Functions: w.HistoryFunctions(), Source: req.Source}
+		Backend: conn.Name, Logger: w.log, Functions: w.HistoryFunctions(self), Source: req.Source}
 	if !req.Text && cfg.Source == nil {
 		src, _, err := w.openSource(ctx, s, nil, "", req.DeviceID)
 		if err != nil {
@@ -711,7 +724,7 @@ func (w *Workspace) StartAgent(ctx context.Context, req AgentRequest) (*AgentSes
 			cfg.Player = p
 		}
 	}
-	a := NewAgentSession(cfg)
+	a = NewAgentSession(cfg)
 	if noSpeaker != nil {
 		a.emit(&NoSpeakerEvent{Err: noSpeaker})
 	}

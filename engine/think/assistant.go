@@ -34,8 +34,18 @@ type Assistant struct {
 // Capabilities says what the assistant can do, as it tells the person.
 const Capabilities = "I am Earshot's built-in assistant, not a language model. I can do arithmetic, like what is two plus two, and tell the time and the date. For other questions, choose a language model in Settings."
 
-// Reply answers the last thing the person said.
+// Reply answers the last thing the person said; what the rules cannot
+// answer gets what the assistant can do.
 func (a Assistant) Reply(history []Message) string {
+	if answer, ok := a.Answer(history); ok {
+		return answer
+	}
+	return "I cannot answer that. " + Capabilities
+}
+
+// Answer answers the last thing the person said, when a rule can: ok is
+// false when none can.
+func (a Assistant) Answer(history []Message) (answer string, ok bool) {
 	var last string
 	for i := len(history) - 1; i >= 0; i-- {
 		if history[i].Role == "user" {
@@ -45,10 +55,10 @@ func (a Assistant) Reply(history []Message) string {
 	}
 	words := tokens(last)
 	if len(words) == 0 {
-		return "I did not catch that. " + Capabilities
+		return "I did not catch that. " + Capabilities, true
 	}
 	if answer, ok := arithmetic(words); ok {
-		return answer
+		return answer, true
 	}
 	now := time.Now
 	if a.Now != nil {
@@ -56,17 +66,17 @@ func (a Assistant) Reply(history []Message) string {
 	}
 	switch {
 	case has(words, "time") && (has(words, "what") || has(words, "tell")):
-		return "It is " + now().Format("3:04 PM") + "."
+		return "It is " + now().Format("3:04 PM") + ".", true
 	case (has(words, "date") || has(words, "day") || has(words, "today")) && (has(words, "what") || has(words, "which") || has(words, "tell")):
-		return "Today is " + now().Format("Monday, 2 January 2006") + "."
+		return "Today is " + now().Format("Monday, 2 January 2006") + ".", true
 	case has(words, "hello") || has(words, "hi") || has(words, "hey"):
-		return "Hello! What can I do for you?"
+		return "Hello! What can I do for you?", true
 	case has(words, "thank") || has(words, "thanks"):
-		return "You are welcome."
+		return "You are welcome.", true
 	case has(words, "help") || (has(words, "what") && has(words, "can") && has(words, "you")):
-		return Capabilities
+		return Capabilities, true
 	}
-	return "I cannot answer that. " + Capabilities
+	return "", false
 }
 
 // tokens lower-cases text and splits it into words and symbols: "2+2?"
