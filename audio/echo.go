@@ -8,7 +8,9 @@ package audio
 // static int earshot_echo_rate(SpeexEchoState *st, int rate) {
 //   return speex_echo_ctl(st, SPEEX_ECHO_SET_SAMPLING_RATE, &rate);
 // }
-// static int earshot_pp_echo(SpeexPreprocessState *pp, SpeexEchoState *st) {
+// static int earshot_pp_echo(SpeexPreprocessState *pp, SpeexEchoState *st, int suppress, int active) {
+//   speex_preprocess_ctl(pp, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS, &suppress);
+//   speex_preprocess_ctl(pp, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS_ACTIVE, &active);
 //   return speex_preprocess_ctl(pp, SPEEX_PREPROCESS_SET_ECHO_STATE, st);
 // }
 // static int earshot_pp_off(SpeexPreprocessState *pp) {
@@ -73,7 +75,10 @@ func NewEchoCanceller(rate int, tail time.Duration) (*EchoCanceller, error) {
 		return nil, errors.New("audio: the echo suppressor could not start")
 	}
 	C.earshot_pp_off(pp)
-	C.earshot_pp_echo(pp, st)
+	// The residue the filter leaves is suppressed by up to 60 dB, 45 dB
+	// while the speaker plays (speexdsp's defaults are 40 and 15): the
+	// agent's voice detector must not take it for speech.
+	C.earshot_pp_echo(pp, st, -60, -45)
 	size := C.size_t(frame) * C.size_t(unsafe.Sizeof(C.spx_int16_t(0)))
 	return &EchoCanceller{st: st, pp: pp, frame: frame,
 		rec:  (*C.spx_int16_t)(C.malloc(size)),
@@ -118,80 +123,86 @@ func (e *EchoCanceller) Close() {
 	e.st, e.pp = nil, nil
 }
 
-// EchoFilter aligns what is played with what the microphone records, and
-// cancels the echo. Played audio is placed on the microphone's timeline
-// where it will sound: after what the player had queued before it, plus
-// the output's latency. It is safe for concurrent use.
+// EchoFilter cancels from the microphone the echo of what the speaker
+// played. The reference is aligned by the player's playhead: each
+// microphone frame is matched with the audio the speaker played while it
+// was recorded, so that a player that runs dry, or starts late, does not
+// shift the echo path the canceller has learnt. It is safe for
+// concurrent use.
 type EchoFilter struct {
-	mu      sync.Mutex
-	c       *EchoCanceller
-	rate    int
-	latency int     // output latency, in samples
-	ref     []int16 // reference from micPos on
-	micPos  int64   // samples of microphone processed
-	in      []int16 // microphone samples not yet a whole frame
-	out     []int16 // cleaned samples not yet returned
-	frameIn []int16
-	frameRf []int16
-	frameOu []int16
+	mu     sync.Mutex
+	c      *EchoCanceller
+	ref    []int16 // the stream's audio at the microphone's rate, from base on
+	base   int64   // stream position of ref[0]
+	played int64   // stream position played when the last frame was taken
+	in     []int16 // microphone samples not yet a whole frame
+	out    []int16 // cleaned samples not yet returned
+	fIn    []int16
+	fRef   []int16
+	fOut   []int16
 }
 
-// NewEchoFilter returns a filter for a microphone at rate; latency is the
-// output's delay beyond what the player reports queued.
-func NewEchoFilter(rate int, latency time.Duration) (*EchoFilter, error) {
+// NewEchoFilter returns a filter for a microphone at rate.
+func NewEchoFilter(rate int) (*EchoFilter, error) {
 	c, err := NewEchoCanceller(rate, DefaultEchoTail)
 	if err != nil {
 		return nil, err
 	}
 	n := c.FrameLen()
-	return &EchoFilter{c: c, rate: rate, latency: int(int64(rate) * int64(latency) / int64(time.Second)),
-		frameIn: make([]int16, n), frameRf: make([]int16, n), frameOu: make([]int16, n)}, nil
+	return &EchoFilter{c: c, fIn: make([]int16, n), fRef: make([]int16, n), fOut: make([]int16, n)}, nil
 }
 
-// Played records pcm (at the microphone's rate) as played after queued
-// more audio: it sounds that much later.
-func (f *EchoFilter) Played(pcm []int16, queued time.Duration) {
+// Played adds audio written to the speaker (at the microphone's rate) to
+// the stream's reference.
+func (f *EchoFilter) Played(pcm []int16) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	at := int(int64(f.rate)*int64(queued)/int64(time.Second)) + f.latency
-	// The player plays in order: new audio goes after what is there.
-	if at < len(f.ref) {
-		at = len(f.ref)
-	}
-	if need := at + len(pcm); need > len(f.ref) {
-		f.ref = append(f.ref, make([]int16, need-len(f.ref))...)
-	}
-	copy(f.ref[at:], pcm)
+	f.ref = append(f.ref, pcm...)
 }
 
-// Stopped forgets the reference that will not be played (barge-in).
+// Stopped starts a new stream: the player was stopped (barge-in), and its
+// playhead starts again from zero.
 func (f *EchoFilter) Stopped() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	// What the room still echoes dies within the tail; the rest never
-	// sounds.
-	keep := min(len(f.ref), f.latency+f.c.FrameLen())
-	f.ref = f.ref[:keep]
+	f.ref, f.base, f.played = f.ref[:0], 0, 0
 }
 
-// Capture cancels the echo from microphone samples; it returns the
-// cleaned samples, as many as came in (delayed by up to one frame).
-func (f *EchoFilter) Capture(mic []int16) []int16 {
+// Capture cancels the echo from microphone samples recorded while the
+// speaker's playhead reached playhead (in samples of the stream at the
+// microphone's rate). It returns as many cleaned samples as came in
+// (delayed by up to one frame).
+func (f *EchoFilter) Capture(mic []int16, playhead int64) []int16 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.in = append(f.in, mic...)
 	n := f.c.FrameLen()
-	for len(f.in) >= n {
-		copy(f.frameIn, f.in[:n])
-		f.in = f.in[n:]
-		clear(f.frameRf)
-		m := copy(f.frameRf, f.ref)
-		f.ref = f.ref[m:]
-		if err := f.c.Process(f.frameOu, f.frameIn, f.frameRf); err != nil {
-			copy(f.frameOu, f.frameIn)
+	// What the speaker played since the last frames were taken, spread
+	// over the frames now whole: the last of it with the last frame.
+	frames := len(f.in) / n
+	head := max(playhead, f.played)
+	for k := range frames {
+		copy(f.fIn, f.in[k*n:(k+1)*n])
+		// This frame heard the audio up to end.
+		end := head - int64(frames-1-k)*int64(n)
+		clear(f.fRef)
+		for i := range n {
+			pos := end - int64(n) + int64(i)
+			if pos >= f.played && pos >= f.base && pos-f.base < int64(len(f.ref)) {
+				f.fRef[i] = f.ref[pos-f.base]
+			}
 		}
-		f.out = append(f.out, f.frameOu...)
-		f.micPos += int64(n)
+		if err := f.c.Process(f.fOut, f.fIn, f.fRef); err != nil {
+			copy(f.fOut, f.fIn)
+		}
+		f.out = append(f.out, f.fOut...)
+	}
+	f.in = f.in[frames*n:]
+	f.played = head
+	// Forget the reference played more than a tail ago.
+	if drop := min(int64(len(f.ref)), f.played-f.base-int64(4*n)); drop > 0 {
+		f.ref = f.ref[drop:]
+		f.base += drop
 	}
 	k := min(len(mic), len(f.out))
 	res := append([]int16(nil), f.out[:k]...)

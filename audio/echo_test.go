@@ -84,15 +84,17 @@ func TestEchoCancellation(t *testing.T) {
 	for _, delay := range []time.Duration{30 * time.Millisecond, 90 * time.Millisecond, 150 * time.Millisecond} {
 		room := &Room{Delay: delay, Gain: 0.5, Reverb: 60 * time.Millisecond}
 		mic := room.Echo(played, 16000)
-		f, err := NewEchoFilter(16000, 0)
+		f, err := NewEchoFilter(16000)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out []int16
 		const step = 320
+		f.Played(played)
 		for i := 0; i+step <= len(mic); i += step {
-			f.Played(played[i:i+step], 0)
-			out = append(out, f.Capture(mic[i:i+step])...)
+			// The speaker played up to i+step as the microphone
+			// recorded this frame.
+			out = append(out, f.Capture(mic[i:i+step], int64(i+step))...)
 		}
 		f.Close()
 		skip := 4 * 16000
@@ -108,14 +110,14 @@ func TestEchoCancellation(t *testing.T) {
 // through the canceller nearly whole.
 func TestEchoKeepsTheVoice(t *testing.T) {
 	voice := speech16k(t)
-	f, err := NewEchoFilter(16000, 0)
+	f, err := NewEchoFilter(16000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var out []int16
 	for i := 0; i+320 <= len(voice); i += 320 {
-		out = append(out, f.Capture(voice[i:i+320])...)
+		out = append(out, f.Capture(voice[i:i+320], 0)...)
 	}
 	// Delayed by one frame at most; compare powers.
 	if loss := ERLE(voice[:len(out)], out); loss > 3 {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,15 +49,36 @@ func (c ClientAgent) Converse(ctx context.Context, s api.AgentSettings) (AgentCo
 type ListenMode int
 
 const (
-	// ListenOpen sends the microphone all the time: for headphones, or
-	// with echo cancellation.
-	ListenOpen ListenMode = iota
-	// ListenHalfDuplex sends silence instead of the microphone while the
-	// agent's voice plays, and a short tail after, so the agent never
-	// hears itself; the person cannot interrupt by speaking.
+	// ListenEchoCancel sends the microphone all the time, less the echo of
+	// the agent's own voice (acoustic echo cancellation with the played
+	// audio as the reference). Until the canceller has heard
+	// echoWarmUp of the agent, the microphone is gated while the agent
+	// speaks, as in half-duplex: an unconverged canceller lets echo by.
+	ListenEchoCancel ListenMode = iota
+	// ListenOpen sends the microphone all the time, as it is: for
+	// headphones.
+	ListenOpen
+	// ListenHalfDuplex sends nothing of the microphone while the agent's
+	// voice plays, and a short tail after, so the agent never hears
+	// itself; the person cannot interrupt by speaking.
 	ListenHalfDuplex
 	// ListenPushToTalk sends the microphone only while Talk is held.
 	ListenPushToTalk
+)
+
+// echoWarmUp is how much of the agent's voice the echo canceller hears
+// before it is trusted alone.
+const echoWarmUp = 3 * time.Second
+
+// Double-talk detection while the agent speaks, with echo cancellation:
+// the person's voice passes the canceller about as loud as it came (the
+// agent's echo comes out 20 dB and more weaker); once heard, the
+// microphone stays open for doubleTalkHold.
+const (
+	doubleTalkRatio     = 0.25 // -12 dB
+	doubleTalkOverFloor = 4    // +12 dB over the room's noise
+	doubleTalkHold      = 400 * time.Millisecond
+	doubleTalkFrames    = 8 // 160 ms of microphone frames
 )
 
 // halfDuplexTail is how long the microphone stays gated after the
@@ -317,8 +340,9 @@ func (a *AgentSession) send(ctx context.Context, m api.AgentMessage) {
 }
 
 // gated reports whether the microphone's audio must not go now: muted,
-// push-to-talk released, or the agent's voice playing in half-duplex.
-func (a *AgentSession) gated(playingUntil time.Time, now time.Time) bool {
+// push-to-talk released, or the agent's voice playing in half-duplex (or
+// while the echo canceller warms up).
+func (a *AgentSession) gated(playingUntil time.Time, now time.Time, warm bool) bool {
 	a.mu.Lock()
 	muted, talking := a.muted, a.talking
 	a.mu.Unlock()
@@ -327,10 +351,17 @@ func (a *AgentSession) gated(playingUntil time.Time, now time.Time) bool {
 		return true
 	case a.cfg.Mode == ListenPushToTalk:
 		return !talking
-	case a.cfg.Mode == ListenHalfDuplex:
+	case a.cfg.Mode == ListenHalfDuplex, a.cfg.Mode == ListenEchoCancel && !warm:
 		return now.Before(playingUntil)
 	}
 	return false
+}
+
+// micFrame is a frame of the microphone and the speaker's playhead when
+// it was recorded.
+type micFrame struct {
+	pcm      []int16
+	playhead time.Duration
 }
 
 // run is the session's loop.
@@ -351,9 +382,10 @@ func (a *AgentSession) run(ctx context.Context) error {
 		defer wg.Done()
 		pump(ctx, a.clock, a.conn.Next, msgs)
 	}()
-	mic := make(chan []int16, 64)
+	mic := make(chan micFrame, 64)
 	micErr := make(chan error, 1)
 	if src := a.cfg.Source; src != nil {
+		player := a.cfg.Player
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -363,9 +395,15 @@ func (a *AgentSession) run(ctx context.Context) error {
 					micErr <- err
 					return
 				}
-				// The source reuses its buffer: the loop gets a copy.
+				// The source reuses its buffer: the loop gets a copy,
+				// with where the speaker's playhead was as it was
+				// recorded (the echo canceller's alignment).
+				f := micFrame{pcm: append([]int16(nil), pcm...)}
+				if player != nil {
+					f.playhead = player.Played()
+				}
 				select {
-				case mic <- append([]int16(nil), pcm...):
+				case mic <- f:
 				case <-ctx.Done():
 					return
 				}
@@ -375,11 +413,38 @@ func (a *AgentSession) run(ctx context.Context) error {
 	keep := a.clock.NewTimer(a.cfg.KeepAlive)
 	defer keep.Stop()
 	start := a.clock.Now()
+	// Echo cancellation: the agent's voice, at the microphone's rate, is
+	// the reference.
+	var (
+		echo     *audio.EchoFilter
+		toMic    *audio.Resampler
+		refHeard time.Duration
+	)
+	if a.cfg.Mode == ListenEchoCancel && a.cfg.Source != nil && a.cfg.Player != nil {
+		var err error
+		if echo, err = audio.NewEchoFilter(a.sendRate); err == nil {
+			toMic, err = audio.NewResampler(agentOutputRate, a.sendRate, 1)
+		}
+		if err != nil {
+			a.log.Warn("agent: no echo cancellation", "err", err)
+			a.emit(&AgentNoticeEvent{Type: "Echo", Description: "Echo cancellation is not available (" + err.Error() + "); the microphone is muted while the agent speaks."})
+			echo = nil
+		} else {
+			defer echo.Close()
+		}
+	}
+	var fin, fout []float32
+	var talkUntil time.Time
+	var recent []float64 // the microphone's RMS, last frames
+	talkFrames := 0
+	var preRoll [][]int16 // cleaned frames held while double talk is decided
+	floor := 30.0         // the room's noise (RMS), measured while the agent is silent
 	var (
 		seq          int
 		playingUntil time.Time // half-duplex: when the agent's voice has played out
 		speaking     bool      // the agent's reply is playing or arriving
-		silence      []int16
+		bargedIn     bool      // the person spoke over the reply: its rest is dropped
+		replyDone    bool      // the agent sent the last of its reply (AgentAudioDone)
 		runErr       error
 	)
 	save := func(role, text string) {
@@ -414,27 +479,83 @@ loop:
 				a.send(ctx, &api.AgentKeepAlive{})
 			}
 			keep.Reset(a.cfg.KeepAlive)
-		case pcm := <-mic:
+		case mf := <-mic:
+			pcm := mf.pcm
 			if !a.conn.Applied() {
 				continue // audio before SettingsApplied is ignored by the agent
 			}
 			now := a.clock.Now()
-			if p := a.cfg.Player; p != nil && a.cfg.Mode == ListenHalfDuplex && speaking {
-				if q := p.Queued(); q > 0 {
-					playingUntil = now.Add(q + halfDuplexTail)
+			if p := a.cfg.Player; p != nil && a.cfg.Mode != ListenOpen && speaking {
+				// The agent speaks until its last audio has played: a
+				// player that runs dry mid-reply does not open the
+				// microphone to the rest of it.
+				q := p.Queued()
+				if replyDone && q == 0 {
+					speaking = false
+				}
+				if until := now.Add(q + halfDuplexTail); until.After(playingUntil) {
+					playingUntil = until
 				}
 			}
 			out := pcm
-			if a.gated(playingUntil, now) {
-				if a.cfg.Mode != ListenHalfDuplex {
-					continue // muted or released: KeepAlive holds the socket
-				}
-				// Half-duplex sends silence: the agent hears time pass.
-				if cap(silence) < len(pcm) {
-					silence = make([]int16, len(pcm))
-				}
-				out = silence[:len(pcm)]
+			if echo != nil {
+				head := int64(mf.playhead) * int64(a.sendRate) / int64(time.Second)
+				out = echo.Capture(pcm, head)
 			}
+			warm := false
+			if echo != nil && a.cfg.Player != nil {
+				// What has been played, not what was received: the
+				// canceller learns from the echo it hears.
+				warm = refHeard-a.cfg.Player.Queued() >= echoWarmUp
+			}
+			if echo != nil && warm && now.Before(playingUntil) {
+				// Double talk: while the agent plays, what the canceller
+				// leaves goes only when it is the person's voice, which
+				// the canceller does not reduce, not the residue of the
+				// agent's, which it does (by 20 dB and more).
+				// The residue trails the echo that made it: the
+				// microphone's loudest of the last 300 ms is the measure.
+				recent = append(recent[max(0, len(recent)-14):], rms(pcm))
+				// doubleTalkFrames in a row: the residue of a word's onset is
+				// brief, a person's voice is not. What the person said
+				// while it was being decided goes first (preRoll).
+				if o := rms(out); o > doubleTalkRatio*slices.Max(recent) && o > doubleTalkOverFloor*floor {
+					if talkFrames++; talkFrames >= doubleTalkFrames {
+						talkUntil = now.Add(doubleTalkHold)
+					}
+				} else {
+					talkFrames = 0
+				}
+				if now.After(talkUntil) {
+					preRoll = append(preRoll, append([]int16(nil), out...))
+					if len(preRoll) > doubleTalkFrames+2 {
+						preRoll = preRoll[1:]
+					}
+					continue
+				}
+			}
+			if !speaking && !now.Before(playingUntil) {
+				// The quietest of the room, rising slowly, falling at once.
+				if r := rms(pcm); r < floor {
+					floor = max(r, 1)
+				} else {
+					floor += (r - floor) * 0.01
+				}
+			}
+			if a.gated(playingUntil, now, warm) {
+				// Nothing of the microphone goes (KeepAlive holds the
+				// socket): the agent's voice detector keeps what it
+				// learnt of the room, and hears no echo.
+				preRoll = preRoll[:0]
+				continue
+			}
+			for _, f := range preRoll {
+				if err := a.conn.SendAudio(ctx, audio.Int16ToBytes(nil, f)); err != nil {
+					runErr = err
+					break loop
+				}
+			}
+			preRoll = preRoll[:0]
 			if err := a.conn.SendAudio(ctx, audio.Int16ToBytes(nil, out)); err != nil {
 				runErr = err
 				break loop
@@ -451,9 +572,25 @@ loop:
 			}
 			switch m := r.msg.(type) {
 			case *api.AgentAudio:
+				if bargedIn {
+					// The rest of a reply the person spoke over, sent
+					// before the agent heard them: never played.
+					continue
+				}
 				speaking = true
 				if p := a.cfg.Player; p != nil {
-					if err := p.Write(ctx, audio.BytesToInt16(nil, m.Data)); err != nil {
+					pcm := audio.BytesToInt16(nil, m.Data)
+					if echo != nil {
+						fin = audio.Int16ToFloat32(fin[:0], pcm)
+						fout = toMic.Process(fout[:0], fin)
+						echo.Played(audio.Float32ToInt16(nil, fout))
+						refHeard += audio.FramesDuration(int64(len(pcm)), agentOutputRate)
+					}
+					err := p.Write(ctx, pcm)
+					if until := a.clock.Now().Add(p.Queued() + halfDuplexTail); until.After(playingUntil) {
+						playingUntil = until // the gate holds until this has played
+					}
+					if err != nil {
 						a.emit(&NoSpeakerEvent{Err: &SpeakerError{Err: err}})
 						_ = p.Close()
 						a.cfg.Player = nil
@@ -464,17 +601,22 @@ loop:
 				ev := &AgentBargeInEvent{At: r.at, Cut: speaking}
 				if p := a.cfg.Player; p != nil && speaking {
 					p.Stop() // barge-in: the queued reply is dropped at once
+					if echo != nil {
+						echo.Stopped()
+					}
 				}
 				ev.StoppedIn = a.clock.Now().Sub(r.at)
+				bargedIn = speaking
 				speaking, playingUntil = false, time.Time{}
 				a.emit(ev)
 			case *api.ConversationText:
 				a.emit(&AgentTextEvent{Role: m.Role, Content: m.Content, At: r.at})
 				save(m.Role, m.Content)
 			case *api.AgentStartedSpeaking:
-				speaking = true
+				speaking, bargedIn, replyDone = true, false, false
 				a.emit(&AgentSpeakingEvent{Total: m.TotalLatency, TTS: m.TTSLatency, TTT: m.TTTLatency, At: r.at})
 			case *api.AgentAudioDone:
+				replyDone = true
 				if p := a.cfg.Player; p != nil {
 					p.End()
 				}
@@ -743,3 +885,12 @@ func (w *Workspace) StartAgent(ctx context.Context, req AgentRequest) (*AgentSes
 // ErrInvalidAgent matches a conversation the agent would refuse, refused
 // before anything was sent.
 var ErrInvalidAgent = errors.New("the agent's settings are not valid")
+
+// rms is the root mean square of samples.
+func rms(p []int16) float64 {
+	var s float64
+	for _, v := range p {
+		s += float64(v) * float64(v)
+	}
+	return math.Sqrt(s / float64(max(1, len(p))))
+}

@@ -20,10 +20,15 @@ import (
 // miniaudio's null device.
 func agentWorkspace(t *testing.T, db *store.DB) *sessions.Workspace {
 	t.Helper()
+	return agentWorkspaceWith(t, db, sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}})
+}
+
+func agentWorkspaceWith(t *testing.T, db *store.DB, sp sessions.Speakers) *sessions.Workspace {
+	t.Helper()
 	l := localEngine(t)
 	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
 		History: db, Keys: sessions.NewKeys(&store.Memory{}, nil),
-		Speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}},
+		Speakers: sp,
 		Local:    func() (api.Endpoint, api.Secret, error) { return l.Endpoint(), l.Key, nil },
 	})
 	if err != nil {
@@ -180,7 +185,8 @@ func TestAgentBargeInStopsPlayback(t *testing.T) {
 	ws := agentWorkspace(t, db)
 	interruption := speech16k(t, ctx, "What is two plus two?")
 	mic := newLiveSource(t)
-	a, err := ws.StartAgent(ctx, sessions.AgentRequest{Source: mic})
+	// Headphones: the microphone open as it is.
+	a, err := ws.StartAgent(ctx, sessions.AgentRequest{Source: mic, Mode: sessions.ListenOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
