@@ -2,7 +2,7 @@
 // built on, side by side in one run, and prints the results as Markdown
 // tables for docs/benchmarks.md. `make bench` runs it.
 //
-//	go run ./cmd/benchtables [-only wer,stream,turns,app,intel,speak] [-reps 5]
+//	go run ./cmd/benchtables [-only wer,stream,turns,app,intel,speak,agent] [-reps 5]
 package main
 
 import (
@@ -23,7 +23,7 @@ import (
 const librivox = "/usr/share/pocketsphinx/test/data/librivox"
 
 func main() {
-	only := flag.String("only", "wer,stream,turns,app,intel,speak", "comma-separated measurements to run: wer, stream, turns, app, intel, speak")
+	only := flag.String("only", "wer,stream,turns,app,intel,speak,agent", "comma-separated measurements to run: wer, stream, turns, app, intel, speak, agent")
 	reps := flag.Int("reps", 5, "repetitions of each timed run")
 	runs := flag.Int("stream-runs", 3, "real-time streaming runs")
 	probeKind := flag.String("probe-recognizer", "", "internal: measure the recogniser's lazy load in this process (warm or request) and print it as JSON")
@@ -52,7 +52,7 @@ func run(ctx context.Context, only []string, reps, runs int) error {
 		return err
 	}
 	defer local.Close()
-	if slices.ContainsFunc(only, func(m string) bool { return slices.Contains([]string{"wer", "stream", "turns"}, strings.TrimSpace(m)) }) {
+	if slices.ContainsFunc(only, func(m string) bool { return slices.Contains([]string{"wer", "stream", "turns", "agent"}, strings.TrimSpace(m)) }) {
 		if err := local.WarmRecognizer(ctx); err != nil {
 			return err
 		}
@@ -87,6 +87,10 @@ func run(ctx context.Context, only []string, reps, runs int) error {
 		case "speak":
 			if err := speakTable(ctx, local); err != nil {
 				return fmt.Errorf("speak: %w", err)
+			}
+		case "agent":
+			if err := agentTable(ctx, local); err != nil {
+				return fmt.Errorf("agent: %w", err)
 			}
 		case "":
 		default:
