@@ -362,6 +362,11 @@ func (a *AgentSession) gated(playingUntil time.Time, now time.Time, warm bool) b
 type micFrame struct {
 	pcm      []int16
 	playhead time.Duration
+	// at and queued are when it was recorded and what the speaker had
+	// still to play then: whether the agent was audible in it does not
+	// depend on how late the loop takes it.
+	at     time.Time
+	queued time.Duration
 }
 
 // run is the session's loop.
@@ -398,9 +403,9 @@ func (a *AgentSession) run(ctx context.Context) error {
 				// The source reuses its buffer: the loop gets a copy,
 				// with where the speaker's playhead was as it was
 				// recorded (the echo canceller's alignment).
-				f := micFrame{pcm: append([]int16(nil), pcm...)}
+				f := micFrame{pcm: append([]int16(nil), pcm...), at: a.clock.Now()}
 				if player != nil {
-					f.playhead = player.Played()
+					f.playhead, f.queued = player.Played(), player.Queued()
 				}
 				select {
 				case mic <- f:
@@ -484,12 +489,12 @@ loop:
 			if !a.conn.Applied() {
 				continue // audio before SettingsApplied is ignored by the agent
 			}
-			now := a.clock.Now()
+			now := mf.at
 			if p := a.cfg.Player; p != nil && a.cfg.Mode != ListenOpen && speaking {
 				// The agent speaks until its last audio has played: a
 				// player that runs dry mid-reply does not open the
 				// microphone to the rest of it.
-				q := p.Queued()
+				q := mf.queued
 				if replyDone && q == 0 {
 					speaking = false
 				}
