@@ -22,7 +22,7 @@ const agentReplyTimeout = 2 * time.Minute
 
 type agentFlags struct {
 	prompt, think, voice, greeting, device string
-	text, halfDuplex                       bool
+	text, halfDuplex, headphones           bool
 	args                                   []string
 }
 
@@ -36,16 +36,18 @@ func newAgentFlags(env Env) (*flag.FlagSet, *agentFlags) {
 	fs.StringVar(&f.greeting, "greeting", "", "what the agent says first, as `TEXT`")
 	fs.StringVar(&f.device, "device", "", "the microphone `ID` (default: the one in Settings)")
 	fs.BoolVar(&f.text, "text", false, "read lines from standard input, print the replies, play nothing")
-	fs.BoolVar(&f.halfDuplex, "half-duplex", false, "mute the microphone while the agent speaks (for laptop speakers without headphones)")
+	fs.BoolVar(&f.halfDuplex, "half-duplex", false, "mute the microphone while the agent speaks, instead of cancelling its echo")
+	fs.BoolVar(&f.headphones, "headphones", false, "the agent cannot hear itself: send the microphone as it is, with no echo cancellation")
 	fs.Usage = func() {
-		fmt.Fprint(env.Stderr, `Usage: earshot agent [--prompt TEXT] [--think MODEL] [--voice VOICE] [--greeting TEXT] [--half-duplex] [--device ID]
+		fmt.Fprint(env.Stderr, `Usage: earshot agent [--prompt TEXT] [--think MODEL] [--voice VOICE] [--greeting TEXT] [--half-duplex | --headphones] [--device ID]
        earshot agent --text [--prompt TEXT] [--think MODEL] [--voice VOICE] < questions.txt
        earshot agent --list-models
 
 Talks with the voice agent of the service chosen in the app's Settings
 (the local engine when no key is set): it listens to the microphone,
 answers aloud and prints both sides, until Ctrl+C. Speaking while it
-talks interrupts it. With --text it reads one message per line from
+talks interrupts it; it does not hear itself through the speakers (echo
+cancellation, or --half-duplex to mute the microphone while it talks). With --text it reads one message per line from
 standard input and prints each reply as "agent: ...", for scripts. The
 conversation is saved to the app's history.
 
@@ -69,8 +71,12 @@ func agent(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "earshot agent: it takes no arguments, only flags (got %q)\n\nRun 'earshot agent -h' for help.\n", f.args[0])
 		return errUsage
 	}
-	if f.text && (f.device != "" || f.halfDuplex) {
-		fmt.Fprintln(env.Stderr, "earshot agent: --device and --half-duplex are for the microphone; --text uses none\n\nRun 'earshot agent -h' for help.")
+	if f.text && (f.device != "" || f.halfDuplex || f.headphones) {
+		fmt.Fprintln(env.Stderr, "earshot agent: --device, --half-duplex and --headphones are for the microphone; --text uses none\n\nRun 'earshot agent -h' for help.")
+		return errUsage
+	}
+	if f.halfDuplex && f.headphones {
+		fmt.Fprintln(env.Stderr, "earshot agent: choose --half-duplex or --headphones, not both")
 		return errUsage
 	}
 	if f.voice != "" && !api.IsAuraVoice(f.voice) && !api.IsFluxVoice(f.voice) {
@@ -84,8 +90,11 @@ func agent(ctx context.Context, env Env, args []string) error {
 	defer ws.Close()
 	req := sessions.AgentRequest{Think: f.think, Voice: f.voice, Prompt: f.prompt, Greeting: f.greeting,
 		Text: f.text, Silent: f.text, DeviceID: f.device}
-	if f.halfDuplex {
+	switch {
+	case f.halfDuplex:
 		req.Mode = sessions.ListenHalfDuplex
+	case f.headphones:
+		req.Mode = sessions.ListenOpen
 	}
 	a, err := ws.StartAgent(context.WithoutCancel(ctx), req)
 	if errors.Is(err, device.ErrNoDevice) || errors.Is(err, device.ErrNoAudioBackend) {
