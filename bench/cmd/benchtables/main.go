@@ -52,7 +52,9 @@ func run(ctx context.Context, only []string, reps, runs int) error {
 		return err
 	}
 	defer local.Close()
-	if slices.ContainsFunc(only, func(m string) bool { return slices.Contains([]string{"wer", "stream", "turns", "agent"}, strings.TrimSpace(m)) }) {
+	if slices.ContainsFunc(only, func(m string) bool {
+		return slices.Contains([]string{"wer", "stream", "turns", "agent"}, strings.TrimSpace(m))
+	}) {
 		if err := local.WarmRecognizer(ctx); err != nil {
 			return err
 		}
