@@ -81,6 +81,12 @@ func setUpScreenshot(ctx context.Context, shot string, cfg *sessions.WorkspaceCo
 		opts.AutoConverse = true
 	case "analyze":
 		opts.AutoAnalyze = analyzeDocument
+	case "agent":
+		// A typed conversation with the local engine's agent: its voice
+		// plays into miniaudio's null device.
+		cfg.Speakers = sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}}
+		s.Voice = "aura-2-thalia-en"
+		opts.AutoAgent = agentMessages
 	case "voices":
 		// No sound card under the virtual display: the null backend
 		// plays in real time into nothing, so the playhead moves.
@@ -119,6 +125,9 @@ Oh, that is great news, thank you so much. While I have you, could you update my
 Of course. Your new address is saved and the next invoice will go there. Is there anything else I can do for you?
 
 No, that is everything. You have been very helpful, thanks again and have a lovely evening.`
+
+// agentMessages are what the agent screenshot types to the agent.
+var agentMessages = []string{"Hello", "What is seven times six?", "And what is twelve plus thirty?", "Search history for budget", "What can you do?"}
 
 // voicesText is what the voices screenshot speaks, with the settings'
 // voice, through the null backend.

@@ -899,3 +899,34 @@ func rms(p []int16) float64 {
 	}
 	return math.Sqrt(s / float64(max(1, len(p))))
 }
+
+// AgentChoices are what a conversation with the agent can be set up with:
+// the models it thinks with and the voices it speaks with (the general
+// ones, then the turn-based), on the service in use.
+type AgentChoices struct {
+	Models []api.ThinkModel
+	Voices []string
+}
+
+// AgentChoices lists the agent's models and voices.
+func (w *Workspace) AgentChoices(ctx context.Context) (AgentChoices, error) {
+	conn, err := w.Connection(ctx)
+	if err != nil {
+		return AgentChoices{}, err
+	}
+	models, err := conn.Client.ThinkModels(ctx)
+	if err != nil {
+		return AgentChoices{}, fmt.Errorf("list the agent's models: %w", err)
+	}
+	out := AgentChoices{Models: models}
+	list, err := conn.Client.Models(ctx, false)
+	if err != nil {
+		return out, fmt.Errorf("list the voices: %w", err)
+	}
+	for _, v := range append(list.SpeakVoices(), list.TurnVoices()...) {
+		if api.IsAuraVoice(v.CanonicalName) || api.IsFluxVoice(v.CanonicalName) {
+			out.Voices = append(out.Voices, v.CanonicalName)
+		}
+	}
+	return out, nil
+}

@@ -122,6 +122,12 @@ type Options struct {
 	// OnReady waits for the synthesis to end.
 	AutoSpeak string
 
+	// AutoAgent, when not empty, are typed to the agent one by one, each
+	// once the reply to the one before has been spoken, in a typed
+	// conversation started as soon as the models are listed; OnReady
+	// waits for the last reply.
+	AutoAgent []string
+
 	// Logger receives what the UI shows in plain words, with the raw
 	// errors behind it. It never receives the API key. Nil discards.
 	Logger *slog.Logger
@@ -183,6 +189,7 @@ type App struct {
 	captions *captionsTab
 	converse *conversationTab
 	voices   *voicesTab
+	agent    *agentTab
 	analyze  *analyzeTab
 	settings *settingsTab
 	service  *serviceTab
@@ -245,7 +252,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	if app.now == nil {
 		app.now = time.Now
 	}
-	if opts.AutoStart || opts.AutoConverse || opts.AutoAnalyze != "" || opts.AutoSpeak != "" {
+	if opts.AutoStart || opts.AutoConverse || opts.AutoAnalyze != "" || opts.AutoSpeak != "" || len(opts.AutoAgent) > 0 {
 		app.waiting[partAuto] = true
 	}
 
@@ -270,16 +277,18 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	app.captions = newCaptionsTab(app)
 	app.converse = newConversationTab(app)
 	app.voices = newVoicesTab(app)
+	app.agent = newAgentTab(app)
 	app.analyze = newAnalyzeTab(app)
 	app.settings = newSettingsTab(app)
 	app.service = newServiceTab(app)
 	// Captions is what the window opens on; the other tabs are built the
 	// first time they are shown (lazytab.go).
-	app.lazyTabs = []*lazyTab{nil, &app.converse.ui, &app.voices.ui, &app.analyze.ui, &app.settings.ui, &app.service.ui}
+	app.lazyTabs = []*lazyTab{nil, &app.converse.ui, &app.voices.ui, &app.agent.ui, &app.analyze.ui, &app.settings.ui, &app.service.ui}
 	app.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Captions", micIcon, app.captions.buildUI()),
 		container.NewTabItemWithIcon("Conversation", theme.AccountIcon(), app.converse.ui.init(app.converse.buildUI)),
 		container.NewTabItemWithIcon("Voices", theme.VolumeUpIcon(), app.voices.ui.init(app.voices.buildUI)),
+		container.NewTabItemWithIcon("Agent", theme.MediaRecordIcon(), app.agent.ui.init(app.agent.buildUI)),
 		container.NewTabItemWithIcon("Analyze", theme.DocumentIcon(), app.analyze.ui.init(app.analyze.buildUI)),
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), app.settings.ui.init(app.settings.buildUI)),
 		container.NewTabItemWithIcon("Service", theme.ComputerIcon(), app.service.ui.init(app.service.buildUI)),
@@ -324,6 +333,8 @@ func (a *App) load() {
 		app.analyze.autoAnalyze(opts.AutoAnalyze)
 	} else if opts.AutoSpeak != "" {
 		app.voices.ui.ensure()
+	} else if len(opts.AutoAgent) > 0 {
+		app.agent.ui.ensure()
 	}
 }
 

@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/earshot-app/earshot/store"
+)
+
+// TestAgentTab: a typed conversation with the local engine's agent shows
+// the chat, where the reply's time went and every message in the
+// inspector; a prompt applied live is acknowledged; Stop saves it.
+func TestAgentTab(t *testing.T) {
+	s := store.DefaultSettings()
+	s.Backend = store.BackendLocal
+	h := newVoicesHarness(t, s)
+	if err := h.waitReady(t); err != nil {
+		t.Fatalf("OnReady(%v)", err)
+	}
+	h.ui(func() { h.SelectTab("Agent") })
+	a := h.agent
+	h.waitFor(t, "the agent's models", func() bool { return len(a.models) > 0 && !a.start.Disabled() })
+	h.ui(func() {
+		if !strings.Contains(a.think.Selected, "earshot-assistant") {
+			t.Errorf("the model picker shows %q", a.think.Selected)
+		}
+		if a.voice.Selected == "" {
+			t.Error("no voice chosen")
+		}
+		a.typeOnly.SetChecked(true)
+		a.prompt.SetText("Be brief.")
+		test.Tap(a.start)
+	})
+	h.waitFor(t, "the conversation", func() bool { return a.live != nil && !a.input.Disabled() })
+	h.ui(func() {
+		a.input.SetText("what is two plus two")
+		a.input.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	h.waitFor(t, "the reply", func() bool {
+		return a.live != nil && a.live.reply != nil && a.live.reply.Text == "Two plus two is four." && a.live.latency != nil
+	})
+	h.ui(func() {
+		if a.input.Text != "" {
+			t.Errorf("the input keeps %q after sending", a.input.Text)
+		}
+		if !strings.HasPrefix(a.live.latency.Text, "Heard to voice ") {
+			t.Errorf("latency strip %q", a.live.latency.Text)
+		}
+		var types []string
+		for _, w := range a.wire {
+			types = append(types, w.Type)
+		}
+		joined := strings.Join(types, " ")
+		for _, want := range []string{"Settings", "Welcome", "SettingsApplied", "InjectUserMessage", "ConversationText", "AgentStartedSpeaking"} {
+			if !strings.Contains(joined, want) {
+				t.Errorf("the inspector lacks %s: %s", want, joined)
+			}
+		}
+	})
+	// The person's bubble and the agent's are on screen.
+	h.assertShows(t, "what is two plus two", "Two plus two is four.")
+
+	h.ui(func() {
+		a.prompt.SetText("Be a pirate.")
+		test.Tap(a.apply)
+	})
+	h.waitFor(t, "the acknowledgement", func() bool { return a.status.Text == "The agent took the new prompt." })
+
+	h.ui(func() { test.Tap(a.start) })
+	h.waitFor(t, "the end", func() bool { return a.live == nil && strings.HasPrefix(a.status.Text, "Stopped.") })
+	list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindAgent})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("history %+v, %v", list, err)
+	}
+}
+
+// TestAgentTabNoMicrophone: with no microphone, Start says so plainly and
+// points to typing.
+func TestAgentTabNoMicrophone(t *testing.T) {
+	s := store.DefaultSettings()
+	s.Backend = store.BackendLocal
+	h := newHarnessWith(t, harnessConfig{engine: true, settings: &s, mics: noMics{}}, Options{})
+	if err := h.waitReady(t); err != nil {
+		t.Fatalf("OnReady(%v)", err)
+	}
+	h.ui(func() { h.SelectTab("Agent") })
+	a := h.agent
+	h.waitFor(t, "the agent's models", func() bool { return len(a.models) > 0 && !a.start.Disabled() })
+	h.ui(func() { test.Tap(a.start) })
+	h.waitFor(t, "the refusal", func() bool { return a.live == nil && !a.starting && a.status.Text != "Connecting to the agent…" })
+	h.ui(func() {
+		if !strings.Contains(a.status.Text, "Type only") {
+			t.Errorf("status %q, want a pointer to Type only", a.status.Text)
+		}
+	})
+}
