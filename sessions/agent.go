@@ -452,17 +452,28 @@ func (a *AgentSession) run(ctx context.Context) error {
 		replyDone    bool      // the agent sent the last of its reply (AgentAudioDone)
 		runErr       error
 	)
-	save := func(role, text string) {
+	// save keeps a line of the conversation: what a role said (the
+	// person as speaker 0, the agent as 1), or a function call (no
+	// speaker), with details of what only it has.
+	save := func(role, text string, details map[string]any) {
 		seq++
 		at := a.clock.Now().Sub(start).Seconds()
 		n := seq
-		speaker := 0
-		if role == api.RoleAssistant {
-			speaker = 1
+		var speaker *int
+		switch role {
+		case api.RoleUser:
+			speaker = new(int)
+		case api.RoleAssistant:
+			one := 1
+			speaker = &one
 		}
-		details, _ := json.Marshal(map[string]string{"role": role})
+		if details == nil {
+			details = map[string]any{}
+		}
+		details["role"] = role
+		d, _ := json.Marshal(details)
 		a.rec.save(ctx, "a line of the conversation", func(ctx context.Context, id int64) error {
-			_, err := a.cfg.History.AddSegment(ctx, store.Segment{SessionID: id, Seq: n, Start: at, End: at, Speaker: &speaker, Text: text, Details: string(details)})
+			_, err := a.cfg.History.AddSegment(ctx, store.Segment{SessionID: id, Seq: n, Start: at, End: at, Speaker: speaker, Text: text, Details: string(d)})
 			return err
 		})
 	}
@@ -616,7 +627,7 @@ loop:
 				a.emit(ev)
 			case *api.ConversationText:
 				a.emit(&AgentTextEvent{Role: m.Role, Content: m.Content, At: r.at})
-				save(m.Role, m.Content)
+				save(m.Role, m.Content, nil)
 			case *api.AgentStartedSpeaking:
 				speaking, bargedIn, replyDone = true, false, false
 				a.emit(&AgentSpeakingEvent{Total: m.TotalLatency, TTS: m.TTSLatency, TTT: m.TTTLatency, At: r.at})
@@ -645,6 +656,13 @@ loop:
 				a.emit(&AgentNoticeEvent{Type: api.TypeInjectionRefused, Code: m.Code, Description: m.Message})
 			case *api.AgentNotice:
 				a.emit(&AgentNoticeEvent{Type: m.Type, Code: m.Code, Description: m.Description})
+			case *api.AgentHistory:
+				// The agent's record of the calls it made, with their
+				// results, is what history keeps of them.
+				for _, fc := range m.FunctionCalls {
+					save("function", fc.Name+"("+fc.Arguments+") answered "+fc.Response, map[string]any{
+						"name": fc.Name, "arguments": fc.Arguments, "response": fc.Response, "client_side": fc.ClientSide})
+				}
 			case *api.LatencyReport:
 				a.emit(&AgentLatencyEvent{Report: *m})
 			}

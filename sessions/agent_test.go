@@ -2,6 +2,7 @@ package sessions_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -243,4 +244,27 @@ func TestAgentHistoryFunction(t *testing.T) {
 		x, ok := e.(*sessions.AgentTextEvent)
 		return ok && x.Role == api.RoleAssistant && strings.Contains(x.Content, "quarterly budget")
 	})
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	// History keeps the call, between the question and the answer.
+	list, err := db.Sessions(ctx, store.Filter{Kind: store.KindAgent})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("history %+v, %v", list, err)
+	}
+	segs, err := db.Segments(ctx, list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, s := range segs {
+		var d struct {
+			Role, Name string
+		}
+		_ = json.Unmarshal([]byte(s.Details), &d)
+		roles = append(roles, d.Role+":"+d.Name)
+	}
+	if strings.Join(roles, " ") != "user: function:search_history assistant:" {
+		t.Errorf("saved %q", roles)
+	}
 }
