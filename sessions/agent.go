@@ -948,3 +948,37 @@ func (w *Workspace) AgentChoices(ctx context.Context) (AgentChoices, error) {
 	}
 	return out, nil
 }
+
+// AgentLine is a line of a past conversation with the agent: what a role
+// said, or a function call (Role "function") with its result.
+type AgentLine struct {
+	Role      string
+	Text      string
+	Name      string // a function call's
+	Arguments string
+	Response  string
+}
+
+// AgentConversation reads a past conversation back, in order.
+func (w *Workspace) AgentConversation(ctx context.Context, id int64) ([]AgentLine, error) {
+	segs, err := w.cfg.History.Segments(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]AgentLine, 0, len(segs))
+	for _, s := range segs {
+		var d struct {
+			Role      string `json:"role"`
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+			Response  string `json:"response"`
+		}
+		if s.Details != "" {
+			if err := json.Unmarshal([]byte(s.Details), &d); err != nil {
+				return nil, fmt.Errorf("a saved line is damaged: %w", err)
+			}
+		}
+		lines = append(lines, AgentLine{Role: d.Role, Text: s.Text, Name: d.Name, Arguments: d.Arguments, Response: d.Response})
+	}
+	return lines, nil
+}

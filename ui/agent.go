@@ -63,6 +63,10 @@ type agentTab struct {
 	inspTitle  *widget.AccordionItem
 	inspBox    *widget.Accordion
 
+	past     []store.Session
+	pastList *widget.List
+	pastItem *widget.AccordionItem
+
 	models []api.ThinkModel
 	live   *agentLive
 	// starting is set from Start until the conversation runs or fails.
@@ -141,7 +145,28 @@ func (t *agentTab) buildUI() fyne.CanvasObject {
 	tall := canvas.NewRectangle(color.Transparent)
 	tall.SetMinSize(fyne.NewSize(0, 160))
 	t.inspTitle = widget.NewAccordionItem("Inspector (0 messages)", container.NewStack(tall, t.inspector))
-	t.inspBox = widget.NewAccordion(t.inspTitle)
+	t.pastList = widget.NewList(
+		func() int { return len(t.past) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i < len(t.past) {
+				p := t.past[i]
+				o.(*widget.Label).SetText(joinDot(p.Started.Format("2 Jan 15:04"), p.Title, p.Model, statusWord(p.Status)))
+			}
+		})
+	t.pastList.OnSelected = func(i widget.ListItemID) {
+		if i < len(t.past) {
+			t.openPast(t.past[i])
+		}
+	}
+	tallPast := canvas.NewRectangle(color.Transparent)
+	tallPast.SetMinSize(fyne.NewSize(0, 140))
+	t.pastItem = widget.NewAccordionItem("Past conversations", container.NewStack(tallPast, t.pastList))
+	t.inspBox = widget.NewAccordion(t.pastItem, t.inspTitle)
 
 	controls := container.NewHBox(t.start, t.typeOnly, t.mute, widget.NewLabel("Mode"), t.mode)
 	pickers := container.New(&columnsOrRows{}, t.think, t.voice)
@@ -152,6 +177,7 @@ func (t *agentTab) buildUI() fyne.CanvasObject {
 	t.setupPushToTalk()
 	t.updateControls()
 	t.loadChoices()
+	t.reload()
 	return container.NewBorder(top, bottom, nil, nil, t.chatScroll)
 }
 
@@ -371,6 +397,80 @@ func (t *agentTab) ended(l *agentLive, err error) {
 	}
 	t.updateControls()
 	t.app.historyChanged(store.KindAgent)
+	t.reload()
+}
+
+// reload lists the past conversations, off the UI goroutine.
+func (t *agentTab) reload() {
+	t.app.goAsync(func(ctx context.Context) {
+		list, err := t.app.ws.Sessions(ctx, store.Filter{Kind: store.KindAgent, Limit: 100})
+		t.app.onUI(func() {
+			if err != nil {
+				t.showError("list the past conversations", err)
+				return
+			}
+			t.past = list
+			t.pastItem.Title = fmt.Sprintf("Past conversations (%d)", len(list))
+			t.inspBox.Refresh()
+			t.pastList.Refresh()
+		})
+	})
+}
+
+// openPast shows a past conversation in the chat, when none is live.
+func (t *agentTab) openPast(s store.Session) {
+	if t.live != nil || t.starting {
+		t.setStatus("Stop the conversation to read a past one.", widget.WarningImportance)
+		return
+	}
+	t.app.goAsync(func(ctx context.Context) {
+		lines, err := t.app.ws.AgentConversation(ctx, s.ID)
+		t.app.onUI(func() {
+			if err != nil {
+				t.showError("open the conversation", err)
+				return
+			}
+			if t.live != nil || t.starting {
+				return
+			}
+			t.chat.Objects = nil
+			var reply *widget.Label
+			for _, l := range lines {
+				switch l.Role {
+				case api.RoleUser:
+					reply = nil
+					t.addBubble(l.Text, true)
+				case api.RoleAssistant:
+					if reply == nil {
+						reply = t.addBubble(l.Text, false)
+					} else {
+						reply.SetText(reply.Text + " " + l.Text)
+					}
+				case "function":
+					reply = nil
+					res := widget.NewLabel("Arguments: " + shortText(l.Arguments, 200) + "\nResult: " + shortText(l.Response, 400))
+					res.Wrapping = fyne.TextWrapWord
+					t.chat.Add(widget.NewCard("Function "+l.Name, "Called", res))
+				}
+			}
+			t.chat.Refresh()
+			t.chatScroll.ScrollToTop()
+			t.setStatus(joinDot("The conversation of "+s.Started.Format("2 January 2006, 15:04"), fmt.Sprintf("%d %s", len(lines), pluralWord(len(lines), "line"))), widget.MediumImportance)
+		})
+	})
+}
+
+// statusWord says how a past session ended, when not well.
+func statusWord(status string) string {
+	switch status {
+	case store.StatusFailed:
+		return "failed"
+	case store.StatusCancelled:
+		return "cancelled"
+	case store.StatusRunning:
+		return "unfinished"
+	}
+	return ""
 }
 
 func (t *agentTab) onSend() {

@@ -75,6 +75,16 @@ func TestAgentTab(t *testing.T) {
 	if err != nil || len(list) != 1 {
 		t.Fatalf("history %+v, %v", list, err)
 	}
+
+	// The conversation is listed with the past ones, and reopens.
+	h.waitFor(t, "the past conversations", func() bool { return len(a.past) == 1 })
+	h.ui(func() {
+		a.chat.Objects = nil
+		a.chat.Refresh()
+		a.pastList.Select(0)
+	})
+	h.waitFor(t, "the reopened conversation", func() bool { return strings.HasPrefix(a.status.Text, "The conversation of ") })
+	h.assertShows(t, "what is two plus two", "Two plus two is four.")
 }
 
 // TestAgentTabNoMicrophone: with no microphone, Start says so plainly and
