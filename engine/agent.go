@@ -156,6 +156,8 @@ type agentReply struct {
 	say string
 	// heardAt is when the person's turn ended (zero for say).
 	heardAt time.Time
+	// users is what the person said that the reply answers.
+	users []string
 	// convo is the conversation the reply answers (a copy).
 	convo  []think.ChatMessage
 	mouth  agentMouth

@@ -199,7 +199,9 @@ func (s *agentSession) onEar(ctx context.Context, evs []earEvent) {
 			if s.reply != nil {
 				s.reply.cancel()
 			}
-			s.queued = nil
+			if s.queued != nil && s.queued.say != "" {
+				s.queued = nil // what the agent was to say is not said over the person
+			}
 			continue
 		}
 		if ev.text != "" {

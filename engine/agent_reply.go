@@ -36,13 +36,19 @@ func (s *agentSession) userSaid(ctx context.Context, text string) {
 	if s.historyOn {
 		s.sendMsg(ctx, &api.AgentHistory{Role: api.RoleUser, Content: text})
 	}
-	s.convo = append(s.convo, think.ChatMessage{Role: "user", Content: text})
 	heard := s.heardAt
 	if heard.IsZero() {
 		heard = s.e.now()
 	}
 	s.heardAt = time.Time{}
-	s.startReply(ctx, &agentReply{heardAt: heard})
+	if q := s.queued; q != nil && q.say == "" {
+		// Said while the reply in progress is being cut: answered
+		// together with what was said before it.
+		q.users = append(q.users, text)
+		q.heardAt = heard
+		return
+	}
+	s.startReply(ctx, &agentReply{heardAt: heard, users: []string{text}})
 }
 
 // startReply starts r, or, while a reply is in progress, cuts that one
@@ -52,6 +58,11 @@ func (s *agentSession) startReply(ctx context.Context, r *agentReply) {
 		s.reply.cancel()
 		s.queued = r
 		return
+	}
+	// What the person said joins the conversation only now, after all
+	// that the reply before added to it.
+	for _, u := range r.users {
+		s.convo = append(s.convo, think.ChatMessage{Role: "user", Content: u})
 	}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.convo = append([]think.ChatMessage(nil), s.convo...)

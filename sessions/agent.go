@@ -732,8 +732,8 @@ func (a *AgentSession) runFunction(ctx context.Context, f api.FunctionCall) {
 func (a *AgentSession) ID() int64 { return a.rec.ID() }
 
 // HistoryFunctions are the client-side functions over the person's
-// history: search it (leaving out the conversation self, whose own
-// words would match), and the time.
+// history: search it and summarise a past session (leaving out the
+// conversation self, whose own words would match), and the time.
 func (w *Workspace) HistoryFunctions(self func() int64) []AppFunction {
 	return []AppFunction{
 		{
@@ -768,6 +768,52 @@ func (w *Workspace) HistoryFunctions(self func() int64) []AppFunction {
 					fmt.Fprintf(&b, "%s: %s\n", title, strings.NewReplacer(store.HighlightStart, "", store.HighlightEnd, "").Replace(h.Snippet))
 				}
 				return b.String(), nil
+			},
+		},
+		{
+			Def: api.AgentFunction{Name: "summarize_session", Description: "Summarise the person's past session (a transcript or a conversation) that best matches some of its words.",
+				Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"words said in the session"}},"required":["query"]}`)},
+			Run: func(ctx context.Context, args json.RawMessage) (string, error) {
+				var in struct {
+					Query string `json:"query"`
+				}
+				if err := json.Unmarshal(args, &in); err != nil || strings.TrimSpace(in.Query) == "" {
+					return "", errors.New("give words said in the session as query")
+				}
+				hits, err := w.Search(ctx, in.Query, 6)
+				if err != nil {
+					return "", err
+				}
+				id := int64(0)
+				for _, h := range hits {
+					if self == nil || h.SessionID != self() {
+						id = h.SessionID
+						break
+					}
+				}
+				if id == 0 {
+					return "No past session matches " + in.Query + ".", nil
+				}
+				tr, err := w.Transcript(ctx, id)
+				if err != nil {
+					return "", err
+				}
+				var text []string
+				for _, c := range tr.Captions {
+					text = append(text, c.Text)
+				}
+				doc := strings.Join(text, " ")
+				if strings.TrimSpace(doc) == "" {
+					return "The session " + tr.Title + " has no words to summarise.", nil
+				}
+				res, err := w.Analyze(ctx, AnalysisInput{Text: doc}, Features{Summary: true}, nil)
+				if err != nil {
+					return "", err
+				}
+				if res.Response == nil || res.Response.Results.Summary == nil {
+					return "", errors.New("the service gave no summary")
+				}
+				return tr.Title + " (" + tr.Created.Format("2 January 2006") + "): " + res.Response.Results.Summary.Text, nil
 			},
 		},
 		{

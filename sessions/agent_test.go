@@ -244,10 +244,23 @@ func TestAgentHistoryFunction(t *testing.T) {
 		x, ok := e.(*sessions.AgentTextEvent)
 		return ok && x.Role == api.RoleAssistant && strings.Contains(x.Content, "quarterly budget")
 	})
+	// A past session summarised on request.
+	a.Say("summarize session budget")
+	sum := ev.waitFor(t, ctx, "the summary", func(e sessions.Event) bool {
+		x, ok := e.(*sessions.AgentFunctionEvent)
+		return ok && x.Done && x.Name == "summarize_session"
+	}).(*sessions.AgentFunctionEvent)
+	if !strings.HasPrefix(sum.Result, "Planning (") || sum.Err != nil {
+		t.Errorf("the summary %+v", sum)
+	}
+	ev.waitFor(t, ctx, "the summary spoken", func(e sessions.Event) bool {
+		x, ok := e.(*sessions.AgentTextEvent)
+		return ok && x.Role == api.RoleAssistant && strings.HasPrefix(x.Content, "summarize session answered: Planning")
+	})
 	if err := a.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	// History keeps the call, between the question and the answer.
+	// History keeps the calls, between the questions and the answers.
 	list, err := db.Sessions(ctx, store.Filter{Kind: store.KindAgent})
 	if err != nil || len(list) != 1 {
 		t.Fatalf("history %+v, %v", list, err)
@@ -264,7 +277,7 @@ func TestAgentHistoryFunction(t *testing.T) {
 		_ = json.Unmarshal([]byte(s.Details), &d)
 		roles = append(roles, d.Role+":"+d.Name)
 	}
-	if strings.Join(roles, " ") != "user: function:search_history assistant:" {
+	if strings.Join(roles, " ") != "user: function:search_history assistant: user: function:summarize_session assistant:" {
 		t.Errorf("saved %q", roles)
 	}
 }
