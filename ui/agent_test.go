@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -39,8 +41,12 @@ func TestAgentTab(t *testing.T) {
 		a.input.SetText("what is two plus two")
 		a.input.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	})
-	h.waitFor(t, "the reply", func() bool {
-		return a.live != nil && a.live.reply != nil && a.live.reply.Text == "Two plus two is four." && a.live.latency != nil
+	h.waitFor(t, "the reply and its messages", func() bool {
+		if a.live == nil || a.live.reply == nil || a.live.reply.Text != "Two plus two is four." || a.live.latency == nil {
+			return false
+		}
+		// The inspector's record of a message follows what it shows.
+		return slices.ContainsFunc(a.wire, func(w sessions.AgentWireEvent) bool { return w.Type == "AgentStartedSpeaking" })
 	})
 	h.ui(func() {
 		if a.input.Text != "" {

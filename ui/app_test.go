@@ -102,8 +102,8 @@ func TestWindow(t *testing.T) {
 		for _, it := range h.tabs.Items {
 			tabs = append(tabs, it.Text)
 		}
-		if got := strings.Join(tabs, ","); got != "Captions,Conversation,Voices,Analyze,Settings,Service" {
-			t.Errorf("tabs = %s, want Captions,Conversation,Voices,Analyze,Settings,Service", got)
+		if got := strings.Join(tabs, ","); got != "Captions,Conversation,Voices,Agent,Analyze,Settings,Service" {
+			t.Errorf("tabs = %s, want Captions,Conversation,Voices,Agent,Analyze,Settings,Service", got)
 		}
 		if got := h.tabs.Selected().Text; got != "Captions" {
 			t.Errorf("the window opens on %s, want Captions", got)
