@@ -15,11 +15,7 @@ import (
 // a version v1 provider a turn ends where the recogniser's endpointing
 // ends an utterance; with v2 where the turn detector ends the turn.
 type agentEar struct {
-	stream   *sphinx.Stream
-	det      *turn.Detector // v2 only
-	samples  int64
-	fill     int
-	inSpeech bool
+	turnFeed // det is set for v2 only
 }
 
 // earEvent is what the ear heard: speech began, or a turn ended with
@@ -34,7 +30,7 @@ func (s *agentSession) newEar(p api.ListenProvider) (*agentEar, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the recogniser could not start: %w", err)
 	}
-	ear := &agentEar{stream: st}
+	ear := &agentEar{turnFeed{stream: st}}
 	if p.TurnAware() {
 		set := turn.DefaultSettings()
 		if p.EOTThreshold != nil {
@@ -120,48 +116,8 @@ func (a *agentEar) feed(pcm []int16) ([]earEvent, error) {
 		}
 		return out, nil
 	}
-	for len(pcm) > 0 {
-		n := min(sphinx.BlockSamples-a.fill, len(pcm))
-		evs, err := a.stream.Push(pcm[:n])
-		if err != nil {
-			return nil, err
-		}
-		pcm = pcm[n:]
-		a.samples += int64(n)
-		a.fill += n
-		if a.fill < sphinx.BlockSamples {
-			continue
-		}
-		a.fill = 0
-		b := a.evidence(evs)
-		if a.inSpeech {
-			r, ok, err := a.stream.Partial()
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				b.Partial = turnWords(r.Words, false)
-			}
-		}
-		out = append(out, turnEvents(a.det.Block(b))...)
-	}
-	return out, nil
-}
-
-func (a *agentEar) evidence(evs []sphinx.Event) turn.Block {
-	b := turn.Block{End: float64(a.samples) / sphinx.SampleRate}
-	for _, ev := range evs {
-		switch ev.Kind {
-		case sphinx.SpeechStarted:
-			a.inSpeech = true
-		case sphinx.Final:
-			a.inSpeech = false
-			b.Ended = true
-			b.Final = append(b.Final, turnWords(ev.Result.Words, true)...)
-		}
-	}
-	b.InSpeech = a.inSpeech
-	return b
+	msgs, err := a.push(pcm)
+	return turnEvents(msgs), err
 }
 
 // forceEnd ends the turn in progress (ForceEndTurn, version v2).

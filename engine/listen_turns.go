@@ -131,11 +131,10 @@ func (e *Engine) handleTurnStream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer done()
 	s := &turnSession{
-		socket: sock,
-		opts:   plan.opts,
-		audio:  ad,
-		stream: stream,
-		det:    det,
+		socket:   sock,
+		opts:     plan.opts,
+		audio:    ad,
+		turnFeed: turnFeed{stream: stream, det: det},
 	}
 	s.run(e.ctx, func(ctx context.Context, in <-chan inbound, writeFailed <-chan struct{}) (websocket.StatusCode, string) {
 		s.send(api.Connected{RequestID: s.rid, SequenceID: s.nextSeq()})
@@ -149,15 +148,11 @@ func (e *Engine) handleTurnStream(w http.ResponseWriter, r *http.Request) {
 // the processor touches the fields below the socket.
 type turnSession struct {
 	*socket
-	audio  *audio.SpeechDecoder
-	stream *sphinx.Stream
-	det    *turn.Detector
+	audio *audio.SpeechDecoder
+	turnFeed
 
-	opts     api.TurnOptions // the settings in force
-	seq      int             // sequence_id of the next message
-	samples  int64           // 16 kHz samples pushed to the recogniser
-	fill     int             // samples of the recogniser's block in progress
-	inSpeech bool            // the voice detector hears speech
+	opts api.TurnOptions // the settings in force
+	seq  int             // sequence_id of the next message
 
 	checkedContainer bool
 }
@@ -342,52 +337,71 @@ func (s *turnSession) pushAudio(data []byte) error {
 	return s.feed(pcm)
 }
 
-// feed passes 16 kHz audio to the recogniser one block at a time and
-// gives the turn detector the evidence of every block, so that turns do
-// not depend on how the client frames its audio.
+// feed passes 16 kHz audio to the recogniser and sends the turn events
+// of every block.
 func (s *turnSession) feed(pcm []int16) error {
+	msgs, err := s.push(pcm)
+	s.sendTurns(msgs)
+	return err
+}
+
+// turnFeed passes 16 kHz audio to the recogniser one block at a time and
+// gives the turn detector the evidence of every block, so that turns do
+// not depend on how the client frames its audio. /v2/listen and the
+// agent's turn-aware listening share it.
+type turnFeed struct {
+	stream   *sphinx.Stream
+	det      *turn.Detector
+	samples  int64 // 16 kHz samples pushed to the recogniser
+	fill     int   // samples of the recogniser's block in progress
+	inSpeech bool  // the voice detector hears speech
+}
+
+// push feeds pcm and returns the detector's events, in order.
+func (f *turnFeed) push(pcm []int16) ([]turn.Message, error) {
+	var out []turn.Message
 	for len(pcm) > 0 {
-		n := min(sphinx.BlockSamples-s.fill, len(pcm))
-		evs, err := s.stream.Push(pcm[:n])
+		n := min(sphinx.BlockSamples-f.fill, len(pcm))
+		evs, err := f.stream.Push(pcm[:n])
 		if err != nil {
-			return fmt.Errorf("recognise: %w", err)
+			return out, fmt.Errorf("recognise: %w", err)
 		}
 		pcm = pcm[n:]
-		s.samples += int64(n)
-		s.fill += n
-		if s.fill < sphinx.BlockSamples {
+		f.samples += int64(n)
+		f.fill += n
+		if f.fill < sphinx.BlockSamples {
 			continue
 		}
-		s.fill = 0
-		b := s.evidence(evs)
-		if s.inSpeech {
-			r, ok, err := s.stream.Partial()
+		f.fill = 0
+		b := f.evidence(evs)
+		if f.inSpeech {
+			r, ok, err := f.stream.Partial()
 			if err != nil {
-				return fmt.Errorf("partial hypothesis: %w", err)
+				return out, fmt.Errorf("partial hypothesis: %w", err)
 			}
 			if ok {
 				b.Partial = turnWords(r.Words, false)
 			}
 		}
-		s.sendTurns(s.det.Block(b))
+		out = append(out, f.det.Block(b)...)
 	}
-	return nil
+	return out, nil
 }
 
 // evidence reads the recogniser's events of a block.
-func (s *turnSession) evidence(evs []sphinx.Event) turn.Block {
-	b := turn.Block{End: float64(s.samples) / sphinx.SampleRate}
+func (f *turnFeed) evidence(evs []sphinx.Event) turn.Block {
+	b := turn.Block{End: float64(f.samples) / sphinx.SampleRate}
 	for _, ev := range evs {
 		switch ev.Kind {
 		case sphinx.SpeechStarted:
-			s.inSpeech = true
+			f.inSpeech = true
 		case sphinx.Final:
-			s.inSpeech = false
+			f.inSpeech = false
 			b.Ended = true
 			b.Final = append(b.Final, turnWords(ev.Result.Words, true)...)
 		}
 	}
-	b.InSpeech = s.inSpeech
+	b.InSpeech = f.inSpeech
 	return b
 }
 

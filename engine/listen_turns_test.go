@@ -703,7 +703,7 @@ func FuzzTurnControl(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer stream.Close()
-		s := &turnSession{socket: &socket{e: shared.Engine, out: make(chan outFrame, 16)}, det: det, audio: ad, stream: stream,
+		s := &turnSession{socket: &socket{e: shared.Engine, out: make(chan outFrame, 16)}, turnFeed: turnFeed{det: det, stream: stream}, audio: ad,
 			opts: api.TurnOptions{Model: api.ModelFluxGeneralEN, Encoding: "linear16", SampleRate: 16000}}
 		_, _, done := s.control([]byte(msg))
 		close(s.out)
