@@ -150,6 +150,22 @@ func (r *room) Read(ctx context.Context) ([]int16, error) {
 	return mic, nil
 }
 
+// until passes the session's events by until done reports true; done
+// watches the room, which moves in real time (the microphone is paced),
+// so it is looked at every 20 ms.
+func (e *agentEvents) until(done func() bool) {
+	for !done() {
+		select {
+		case ev, ok := <-e.ch:
+			if !ok {
+				return // the session ended: the caller's next wait says so
+			}
+			e.seen = append(e.seen, ev)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // roomSpeakers opens the room's speaker.
 type roomSpeakers struct{ r *room }
 
@@ -194,12 +210,7 @@ func TestAgentHearsItself(t *testing.T) {
 			// The voice detector settles on the room's noise first (it
 			// may take its onset for speech), as in any conversation
 			// whose microphone opens before the agent speaks.
-			for rm.listened() < 1500*time.Millisecond {
-				select {
-				case <-ev.ch:
-				case <-time.After(20 * time.Millisecond):
-				}
-			}
+			ev.until(func() bool { return rm.listened() >= 1500*time.Millisecond })
 			// A long reply: about 8 s of the agent's voice.
 			a.Say("what can you do")
 			heard, done := false, false
@@ -269,21 +280,11 @@ func TestAgentBargeInOverEcho(t *testing.T) {
 		w, ok := e.(*sessions.AgentWireEvent)
 		return ok && w.Type == api.TypeSettingsApplied
 	})
-	for rm.listened() < 1500*time.Millisecond {
-		select {
-		case <-ev.ch:
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	ev.until(func() bool { return rm.listened() >= 1500*time.Millisecond })
 	a.Say("what can you do")
 	ev.waitFor(t, ctx, "the agent's voice", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentSpeakingEvent); return ok })
 	// Past the canceller's warm-up, the person speaks over the agent.
-	for rm.Played() < 4*time.Second {
-		select {
-		case <-ev.ch:
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	ev.until(func() bool { return rm.Played() >= 4*time.Second })
 	rm.say(question)
 	b := ev.waitFor(t, ctx, "the barge-in", func(e sessions.Event) bool {
 		x, ok := e.(*sessions.AgentBargeInEvent)
