@@ -185,6 +185,10 @@ func (t *agentTab) buildUI() fyne.CanvasObject {
 func (t *agentTab) loadChoices() {
 	t.app.goAsync(func(ctx context.Context) {
 		ch, err := t.app.ws.AgentChoices(ctx)
+		saved := ""
+		if s, serr := t.app.ws.Settings(ctx); serr == nil {
+			saved = s.Voice
+		}
 		t.app.onUI(func() {
 			if err != nil {
 				t.showError("list the agent's models and voices", err)
@@ -201,8 +205,8 @@ func (t *agentTab) loadChoices() {
 			t.voice.SetOptions(ch.Voices)
 			if t.voice.Selected == "" && len(ch.Voices) > 0 {
 				want := api.DefaultAgentVoice
-				if s, err := t.app.ws.Settings(context.Background()); err == nil && slices.Contains(ch.Voices, s.Voice) {
-					want = s.Voice
+				if slices.Contains(ch.Voices, saved) {
+					want = saved
 				}
 				if !slices.Contains(ch.Voices, want) {
 					want = ch.Voices[0]
