@@ -155,6 +155,7 @@ func openAppData(ctx context.Context, log *slog.Logger) (*appData, error) {
 			History:     db,
 			Keys:        sessions.NewKeys(store.NewFallback(store.Keyring{}), os.Getenv),
 			Local:       local.start,
+			LocalLLM:    local.setLLM,
 			Recognizer:  local,
 			Microphones: sessions.DeviceMicrophones{},
 			Speakers:    sessions.DeviceSpeakers{},
@@ -189,6 +190,7 @@ func openWorkspace(ctx context.Context) (*cli.Workspace, error) {
 // localEngine starts the built-in engine the first time it is asked for,
 // and closes it at exit. It is safe for concurrent use.
 type localEngine struct {
+	mu   sync.Mutex // guards cfg.LLM
 	cfg  engine.Config
 	once sync.Once
 	l    *engine.Local
@@ -197,11 +199,27 @@ type localEngine struct {
 
 // start implements sessions.LocalEngine.
 func (e *localEngine) start() (api.Endpoint, api.Secret, error) {
-	e.once.Do(func() { e.l, e.err = engine.StartLocal(e.cfg) })
+	e.once.Do(func() {
+		e.mu.Lock()
+		cfg := e.cfg
+		e.mu.Unlock()
+		e.l, e.err = engine.StartLocal(cfg)
+	})
 	if e.err != nil {
 		return api.Endpoint{}, "", e.err
 	}
 	return e.l.Endpoint(), e.l.Key, nil
+}
+
+// setLLM names the language model server of the engine's voice agent,
+// now if it runs, else when it starts.
+func (e *localEngine) setLLM(url string) {
+	e.mu.Lock()
+	e.cfg.LLM = engine.LLMEndpoint{URL: url}
+	e.mu.Unlock()
+	if _, _, err := e.start(); err == nil {
+		e.l.Engine.SetLLM(engine.LLMEndpoint{URL: url})
+	}
 }
 
 // RecognizerReady implements sessions.Recognizer: false until the engine

@@ -53,13 +53,31 @@ type LLMEndpoint struct {
 	Headers map[string]string
 }
 
+// SetLLM names the OpenAI-compatible server the agent thinks with when a
+// conversation asks for a model other than the built-in assistant's and
+// gives no endpoint; an empty URL names none. Conversations already
+// under way keep what they resolved.
+func (e *Engine) SetLLM(llm LLMEndpoint) {
+	e.mu.Lock()
+	e.llm = llm
+	e.mu.Unlock()
+}
+
+// currentLLM is the server SetLLM named, or Config.LLM before.
+func (e *Engine) currentLLM() LLMEndpoint {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.llm
+}
+
 // handleAgentModels serves GET /v1/agent/settings/think/models: the
 // built-in assistant, and the models of the configured LLM server.
 func (e *Engine) handleAgentModels(w http.ResponseWriter, r *http.Request) {
 	models := []api.ThinkModel{{ID: think.ModelID, Name: think.ModelName, Provider: think.ModelProvider}}
-	if base := e.cfg.LLM.URL; base != "" {
+	llm := e.currentLLM()
+	if base := llm.URL; base != "" {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		ids, err := think.Models(ctx, llmClient, base, e.cfg.LLM.Headers)
+		ids, err := think.Models(ctx, llmClient, base, llm.Headers)
 		cancel()
 		if err != nil {
 			e.log.Warn("list the language model server's models", "err", err)
@@ -508,6 +526,7 @@ type thinker interface {
 // a model of the configured LLM server there.
 func (e *Engine) resolveThinkers(chain api.ThinkChain) ([]thinker, error) {
 	var out []thinker
+	llm := e.currentLLM()
 	for i, t := range chain {
 		switch {
 		case t.Endpoint != nil:
@@ -515,8 +534,8 @@ func (e *Engine) resolveThinkers(chain api.ThinkChain) ([]thinker, error) {
 				Temperature: t.Provider.Temperature, Client: llmClient}, t.ContextLength})
 		case t.Provider.Model == think.ModelID:
 			out = append(out, builtinThinker{a: think.Assistant{Now: e.now}, funcs: t.Functions})
-		case e.cfg.LLM.URL != "":
-			out = append(out, chatThinker{think.Chat{URL: think.ChatURL(e.cfg.LLM.URL), Headers: e.cfg.LLM.Headers,
+		case llm.URL != "":
+			out = append(out, chatThinker{think.Chat{URL: think.ChatURL(llm.URL), Headers: llm.Headers,
 				Model: t.Provider.Model, Temperature: t.Provider.Temperature, Client: llmClient}, t.ContextLength})
 		default:
 			field := "agent.think.provider.model"

@@ -104,8 +104,9 @@ type Engine struct {
 	cancel  context.CancelFunc
 	streams sync.WaitGroup
 
-	mu      sync.Mutex // guards closing
+	mu      sync.Mutex // guards closing and llm
 	closing bool       // Close has begun: no stream may start
+	llm     LLMEndpoint
 
 	closeOnce sync.Once
 }
@@ -157,6 +158,7 @@ func New(cfg Config) (*Engine, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
 		cfg:    cfg,
+		llm:    cfg.LLM,
 		log:    log,
 		now:    cfg.Now,
 		auth:   newAuthenticator(cfg.Key, signing, cfg.Now),

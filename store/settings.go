@@ -54,6 +54,11 @@ type Settings struct {
 	FileSentiment    bool
 	FileTopics       bool
 	FileIntents      bool
+
+	// AgentLLM is an OpenAI-compatible chat server (a local Ollama,
+	// llama.cpp's server, LM Studio), its address up to /v1, that the
+	// local engine's voice agent can think with; "" for none.
+	AgentLLM string
 }
 
 // DefaultSettings returns the settings of a new installation: the hosted
@@ -143,6 +148,7 @@ var settingFields = []struct {
 	{"file_sentiment", func(s *Settings) any { return &s.FileSentiment }, nil},
 	{"file_topics", func(s *Settings) any { return &s.FileTopics }, nil},
 	{"file_intents", func(s *Settings) any { return &s.FileIntents }, nil},
+	{"agent_llm", func(s *Settings) any { return &s.AgentLLM }, func(s Settings) error { return CheckLLMURL(s.AgentLLM) }},
 }
 
 // Validate reports the first setting that is not acceptable, wrapped in
@@ -188,6 +194,18 @@ func checkCustomURL(s string) error {
 		if credentialNames[strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))] {
 			return fmt.Errorf("the URL carries a credential (%q); the key belongs in the keyring", name)
 		}
+	}
+	return nil
+}
+
+// CheckLLMURL accepts "" or the address of an OpenAI-compatible server:
+// http(s), with a host, carrying no credential.
+func CheckLLMURL(s string) error {
+	if err := checkCustomURL(s); err != nil {
+		return err
+	}
+	if u, _ := url.Parse(s); s != "" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
+		return fmt.Errorf("the language model's address must start with http:// or https://")
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		Expressivity: -2, SaveEncoding: "opus",
 		AnalyzeSummary: false, AnalyzeSentiment: true, AnalyzeTopics: false, AnalyzeIntents: true,
 		FileSummary: true, FileSentiment: false, FileTopics: true, FileIntents: false,
+		AgentLLM: "http://127.0.0.1:11434/v1",
 	}
 	if err := d.SaveSettings(ctx, s); err != nil {
 		t.Fatal(err)
@@ -124,6 +125,10 @@ func TestSettingsValidate(t *testing.T) {
 		{"expressivity 3", func(s *Settings) { s.Expressivity = 3 }, false},
 		{"voice with a space", func(s *Settings) { s.Voice = "aura 2" }, false},
 		{"save encoding", func(s *Settings) { s.SaveEncoding = "MP3" }, false},
+		{"local language model", func(s *Settings) { s.AgentLLM = "http://127.0.0.1:11434/v1" }, true},
+		{"language model over ws", func(s *Settings) { s.AgentLLM = "ws://127.0.0.1:11434/v1" }, false},
+		{"language model with a password", func(s *Settings) { s.AgentLLM = "https://me:secret@llm.example.org/v1" }, false},
+		{"language model without host", func(s *Settings) { s.AgentLLM = "http:///v1" }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

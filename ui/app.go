@@ -632,6 +632,7 @@ func (a *App) loadMicrophones() {
 // forgotten: the service is asked again, with the key now in force.
 func (a *App) keyChanged() {
 	a.service.onRefresh()
+	a.agent.serviceChanged()
 }
 
 // changeSettings reads the saved settings, applies change and saves them,
@@ -686,5 +687,6 @@ func (a *App) settingsSaved(s store.Settings, serviceChanged bool) {
 	a.analyze.settingsChanged(s)
 	if serviceChanged {
 		a.service.onRefresh()
+		a.agent.serviceChanged()
 	}
 }

@@ -63,6 +63,7 @@ type settingsTab struct {
 	input     *widget.Select
 	output    *widget.Select
 	export    *widget.Select
+	llm       *boundedEntry
 	save      *widget.Button
 	revert    *widget.Button
 	status    *widget.Label
@@ -114,6 +115,13 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 	// verdict follows every change instead.
 	t.customURL.AlwaysShowValidationError = true
 	t.customURL.OnChanged = func(string) { t.onFieldChanged() }
+	t.llm = newBoundedEntry(shortLimit, func(p string) {
+		t.setStatus(tooLongWords("The language model field", len(p), shortLimit), widget.WarningImportance)
+	})
+	t.llm.SetPlaceHolder("http://127.0.0.1:11434/v1")
+	t.llm.Validator = checkLLMURL
+	t.llm.AlwaysShowValidationError = true
+	t.llm.OnChanged = func(string) { t.onFieldChanged() }
 	t.tokens = widget.NewCheck("Authenticate streams with short-lived tokens", func(bool) { t.onFieldChanged() })
 
 	t.model = widget.NewSelect([]string{defaultModel}, func(string) {
@@ -165,9 +173,12 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 		&widget.FormItem{Text: "Speaker", Widget: t.output, HintText: "Where the Voices tab plays."},
 		widget.NewFormItem("Export as", t.export),
 	)
-	t.forms = []*widget.Form{service, transcription, audio}
+	agent := widget.NewForm(
+		&widget.FormItem{Text: "Language model", Widget: t.llm, HintText: "Optional: an OpenAI-compatible server (Ollama, llama.cpp, LM Studio) the local engine's agent can think with. Its models join the Agent tab's list."},
+	)
+	t.forms = []*widget.Form{service, transcription, audio, agent}
 
-	left := widget.NewCard("Service", "", service)
+	left := container.NewVBox(widget.NewCard("Service", "", service), widget.NewCard("Voice agent", "", agent))
 	right := container.NewVBox(widget.NewCard("Transcription", "", transcription), widget.NewCard("Audio and export", "", audio))
 	// Two columns when the window is wide enough for both, else one: in
 	// two, an 800-pixel window cut the right one off.
@@ -331,6 +342,7 @@ func (t *settingsTab) fill(s store.Settings) {
 		setSelected(t.region, r.String())
 	}
 	t.customURL.SetText(s.CustomURL)
+	t.llm.SetText(s.AgentLLM)
 	setChecked(t.tokens, s.ShortLivedTokens)
 	t.setModelOptions(s.Model)
 	setSelected(t.model, s.Model)
@@ -375,6 +387,7 @@ func (t *settingsTab) gather() store.Settings {
 		}
 	}
 	s.CustomURL = strings.TrimSpace(t.customURL.Text)
+	s.AgentLLM = strings.TrimSpace(t.llm.Text)
 	s.ShortLivedTokens = t.tokens.Checked
 	s.Model = t.model.Selected
 	s.Language = strings.TrimSpace(t.language.Text)
@@ -455,6 +468,22 @@ func (t *settingsTab) checkCustomURL(s string) error {
 	return nil
 }
 
+// checkLLMURL checks the language model server's address: empty, or
+// http(s) with a host and no credential.
+func checkLLMURL(s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return errors.New("leave credentials out of the address")
+	}
+	if err := store.CheckLLMURL(s); err != nil {
+		return errors.New("not an address: use http:// or https:// and a host, such as http://127.0.0.1:11434/v1")
+	}
+	return nil
+}
+
 // checkWord checks a name that must be one word, such as a language.
 func checkWord(what, s string) error {
 	s = strings.TrimSpace(s)
@@ -472,7 +501,7 @@ func (t *settingsTab) onSave() {
 	if !t.loaded || t.saving {
 		return
 	}
-	errURL := t.customURL.Validate()
+	errURL := firstError(t.customURL.Validate(), t.llm.Validate())
 	errLang := checkWord("a language", t.language.Text)
 	for _, f := range t.forms {
 		f.Refresh()
@@ -522,7 +551,8 @@ func firstError(errs ...error) error {
 // connectionChanged reports whether the change of settings changes which
 // service the app talks to.
 func connectionChanged(a, b store.Settings) bool {
-	return a.Backend != b.Backend || a.Region != b.Region || a.CustomURL != b.CustomURL || a.ShortLivedTokens != b.ShortLivedTokens
+	return a.Backend != b.Backend || a.Region != b.Region || a.CustomURL != b.CustomURL || a.ShortLivedTokens != b.ShortLivedTokens ||
+		a.AgentLLM != b.AgentLLM // the agent's models
 }
 
 // onRevert puts the saved settings back in the fields.

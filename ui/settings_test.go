@@ -454,3 +454,40 @@ func TestSettingsCleanAfterLaunch(t *testing.T) {
 		}
 	})
 }
+
+// TestLanguageModelAddress: the voice agent's language model server is
+// saved when it is an address, refused in words when it is not, and kept
+// out of the saved settings when it carries a credential.
+func TestLanguageModelAddress(t *testing.T) {
+	h := settingsHarness(t, harnessConfig{}, Options{})
+	for _, tt := range []struct{ url, want string }{
+		{"ollama.local:11434", "Nothing was saved: not an address: use http:// or https:// and a host, such as http://127.0.0.1:11434/v1."},
+		{"ws://127.0.0.1:11434/v1", "Nothing was saved: not an address: use http:// or https:// and a host, such as http://127.0.0.1:11434/v1."},
+		{"https://me:llm-secret-2@llm.example.org/v1", "Nothing was saved: leave credentials out of the address."},
+	} {
+		before, err := h.db.LoadSettings(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.ui(func() {
+			h.settings.llm.SetText("")
+			test.Type(h.settings.llm, tt.url)
+			test.Tap(h.settings.save)
+		})
+		if got := h.settingsStatus(); got != tt.want {
+			t.Errorf("%s: status = %q, want %q", tt.url, got, tt.want)
+		}
+		if got, _ := h.db.LoadSettings(t.Context()); got != before {
+			t.Errorf("%s was saved: %+v", tt.url, got)
+		}
+	}
+	h.ui(func() {
+		h.settings.llm.SetText("")
+		test.Type(h.settings.llm, " http://127.0.0.1:11434/v1 ")
+		test.Tap(h.settings.save)
+	})
+	h.waitFor(t, "the save", func() bool { return h.settings.status.Text == "Saved." })
+	if got, err := h.db.LoadSettings(t.Context()); err != nil || got.AgentLLM != "http://127.0.0.1:11434/v1" {
+		t.Errorf("saved %q, %v", got.AgentLLM, err)
+	}
+}
