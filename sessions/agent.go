@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,6 +98,7 @@ type AppFunction struct {
 type AgentHistory interface {
 	RecordHistory
 	AddSegment(ctx context.Context, g store.Segment) (int64, error)
+	SaveAudio(ctx context.Context, id int64, a store.Audio) error
 }
 
 // AgentConfig configures an AgentSession.
@@ -135,6 +137,11 @@ type AgentSession struct {
 	talking  bool       // push-to-talk held
 	muted    bool
 	sendRate int
+	// spokeAt is when the person last spoke to the agent: the last
+	// microphone frame with their voice that went, or a typed message.
+	// Only the loop uses it.
+	spokeAt time.Time
+	sound   *agentRecording // what history keeps of the sound; the loop's
 }
 
 // Events of an agent session.
@@ -181,6 +188,8 @@ type (
 	}
 	// AgentLatencyEvent is the service's LatencyReport.
 	AgentLatencyEvent struct{ Report api.LatencyReport }
+	// AgentTurnLatencyEvent is where a reply's time went.
+	AgentTurnLatencyEvent struct{ TurnLatency }
 	// AgentWireEvent is a message on the wire, either way, for the
 	// inspector: its type, its JSON (never a key: none travels in a
 	// message) and when.
@@ -192,15 +201,16 @@ type (
 	}
 )
 
-func (*AgentTextEvent) isEvent()      {}
-func (*AgentSpeakingEvent) isEvent()  {}
-func (*AgentAudioDoneEvent) isEvent() {}
-func (*AgentBargeInEvent) isEvent()   {}
-func (*AgentFunctionEvent) isEvent()  {}
-func (*AgentAckEvent) isEvent()       {}
-func (*AgentNoticeEvent) isEvent()    {}
-func (*AgentLatencyEvent) isEvent()   {}
-func (*AgentWireEvent) isEvent()      {}
+func (*AgentTextEvent) isEvent()        {}
+func (*AgentSpeakingEvent) isEvent()    {}
+func (*AgentAudioDoneEvent) isEvent()   {}
+func (*AgentBargeInEvent) isEvent()     {}
+func (*AgentFunctionEvent) isEvent()    {}
+func (*AgentAckEvent) isEvent()         {}
+func (*AgentNoticeEvent) isEvent()      {}
+func (*AgentLatencyEvent) isEvent()     {}
+func (*AgentTurnLatencyEvent) isEvent() {}
+func (*AgentWireEvent) isEvent()        {}
 
 // NewAgentSession returns a session; Start opens it.
 func NewAgentSession(cfg AgentConfig) *AgentSession {
@@ -228,6 +238,15 @@ func (a *AgentSession) Start(ctx context.Context) error {
 			rate = a.cfg.Source.Format().SampleRate
 		}
 		a.sendRate = rate
+		micRate := 0
+		if a.cfg.Source != nil {
+			micRate = rate
+		}
+		sound, err := newAgentRecording(micRate)
+		if err != nil {
+			return nil, err
+		}
+		a.sound = sound
 		set.Audio.Input = &api.AgentAudioInput{Encoding: api.EncodingLinear16, SampleRate: rate}
 		set.Audio.Output = &api.AgentAudioOutput{Encoding: api.EncodingLinear16, SampleRate: agentOutputRate, Container: "none"}
 		if len(a.cfg.Functions) > 0 && len(set.Agent.Think) > 0 {
@@ -334,6 +353,9 @@ func (a *AgentSession) send(ctx context.Context, m api.AgentMessage) {
 		a.emit(&AgentNoticeEvent{Type: "Refused", Description: err.Error()})
 		return
 	}
+	if _, typed := m.(*api.InjectUserMessage); typed {
+		a.spokeAt = a.clock.Now()
+	}
 	if b, err := api.EncodeAgentMessage(m); err == nil {
 		a.emit(&AgentWireEvent{Out: true, Type: m.MessageType(), JSON: string(b), At: a.clock.Now()})
 	}
@@ -438,6 +460,8 @@ func (a *AgentSession) run(ctx context.Context) error {
 			defer echo.Close()
 		}
 	}
+	sound := a.sound
+	var turn *turnTiming // the person's turn waiting for the agent's voice
 	var fin, fout []float32
 	var talkUntil time.Time
 	var recent []float64 // the microphone's RMS, last frames
@@ -518,6 +542,10 @@ loop:
 				head := int64(mf.playhead) * int64(a.sendRate) / int64(time.Second)
 				out = echo.Capture(pcm, head)
 			}
+			a.mu.Lock()
+			muted := a.muted
+			a.mu.Unlock()
+			sound.heard(out, muted)
 			warm := false
 			if echo != nil && a.cfg.Player != nil {
 				// What has been played, not what was received: the
@@ -576,6 +604,9 @@ loop:
 				runErr = err
 				break loop
 			}
+			if rms(out) > max(doubleTalkOverFloor*floor, minVoiceRMS) {
+				a.spokeAt = now // the person's voice went, as far as the client can tell
+			}
 			keep.Reset(a.cfg.KeepAlive)
 		case r := <-msgs:
 			if r.err != nil {
@@ -594,6 +625,14 @@ loop:
 					continue
 				}
 				speaking = true
+				sound.spoke(audio.BytesToInt16(nil, m.Data), a.clock.Now().Sub(start))
+				if turn != nil {
+					// The first of the reply's voice: the turn's timing is whole.
+					turn.ToAudio = r.at.Sub(turn.end)
+					a.emit(&AgentTurnLatencyEvent{turn.TurnLatency})
+					save("latency", "", turn.details())
+					turn = nil
+				}
 				if p := a.cfg.Player; p != nil {
 					pcm := audio.BytesToInt16(nil, m.Data)
 					if echo != nil {
@@ -622,13 +661,22 @@ loop:
 					}
 				}
 				ev.StoppedIn = a.clock.Now().Sub(r.at)
+				if speaking {
+					sound.cut(a.clock.Now().Sub(start))
+				}
 				bargedIn = speaking
 				speaking, playingUntil = false, time.Time{}
 				a.emit(ev)
 			case *api.ConversationText:
 				a.emit(&AgentTextEvent{Role: m.Role, Content: m.Content, At: r.at})
 				save(m.Role, m.Content, nil)
+				if m.Role == api.RoleUser && !a.spokeAt.IsZero() && !a.spokeAt.After(r.at) {
+					turn = &turnTiming{end: a.spokeAt, TurnLatency: TurnLatency{ToText: r.at.Sub(a.spokeAt)}}
+				}
 			case *api.AgentStartedSpeaking:
+				if turn != nil {
+					turn.Total, turn.TTT, turn.TTS = m.TotalLatency, m.TTTLatency, m.TTSLatency
+				}
 				speaking, bargedIn, replyDone = true, false, false
 				a.emit(&AgentSpeakingEvent{Total: m.TotalLatency, TTS: m.TTSLatency, TTT: m.TTTLatency, At: r.at})
 			case *api.AgentAudioDone:
@@ -676,6 +724,16 @@ loop:
 		p.Stop()
 		_ = p.Close()
 	}
+	if sound.full {
+		a.log.Info("agent: the conversation's sound was kept up to its limit", "limit", maxRecording)
+	}
+	if b, err := sound.wav(); err != nil {
+		a.log.Warn("agent: the conversation's sound could not be encoded", "err", err)
+	} else if b != nil {
+		a.rec.save(ctx, "the conversation's sound", bounded(func(ctx context.Context, id int64) error {
+			return a.cfg.History.SaveAudio(ctx, id, store.Audio{ContentType: "audio/wav", Encoding: api.EncodingLinear16, SampleRate: recordRate, Data: b})
+		}))
+	}
 	status := store.StatusDone
 	if runErr != nil {
 		status = store.StatusFailed
@@ -687,6 +745,32 @@ loop:
 	}
 	a.emit(&StateEvent{State: StateStopped})
 	return nil
+}
+
+// TurnLatency is where a reply's time went, measured here from the end
+// of the person's speech (or from sending a typed message) to their words
+// coming back as text and to the first of the agent's voice arriving,
+// beside the service's own figures (in seconds; zero when it gave none).
+type TurnLatency struct {
+	ToText, ToAudio time.Duration
+	Total, TTT, TTS float64
+}
+
+// minVoiceRMS is the quietest a frame of the person's voice can be, in a
+// silent room.
+const minVoiceRMS = 100
+
+// turnTiming is the timing of a turn of the person's, until the agent's
+// voice answers it.
+type turnTiming struct {
+	end time.Time // when the person stopped speaking
+	TurnLatency
+}
+
+// details is what history keeps of the timing.
+func (l TurnLatency) details() map[string]any {
+	return map[string]any{"to_text_ms": l.ToText.Milliseconds(), "to_audio_ms": l.ToAudio.Milliseconds(),
+		"total_latency": l.Total, "ttt_latency": l.TTT, "tts_latency": l.TTS}
 }
 
 // runFunction runs a client-side call of one of the app's functions and
@@ -996,13 +1080,15 @@ func (w *Workspace) AgentChoices(ctx context.Context) (AgentChoices, error) {
 }
 
 // AgentLine is a line of a past conversation with the agent: what a role
-// said, or a function call (Role "function") with its result.
+// said, a function call (Role "function") with its result, or where a
+// reply's time went (Role "latency").
 type AgentLine struct {
 	Role      string
 	Text      string
 	Name      string // a function call's
 	Arguments string
 	Response  string
+	Latency   TurnLatency
 }
 
 // AgentConversation reads a past conversation back, in order.
@@ -1014,17 +1100,63 @@ func (w *Workspace) AgentConversation(ctx context.Context, id int64) ([]AgentLin
 	lines := make([]AgentLine, 0, len(segs))
 	for _, s := range segs {
 		var d struct {
-			Role      string `json:"role"`
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-			Response  string `json:"response"`
+			Role      string  `json:"role"`
+			Name      string  `json:"name"`
+			Arguments string  `json:"arguments"`
+			Response  string  `json:"response"`
+			ToText    int64   `json:"to_text_ms"`
+			ToAudio   int64   `json:"to_audio_ms"`
+			Total     float64 `json:"total_latency"`
+			TTT       float64 `json:"ttt_latency"`
+			TTS       float64 `json:"tts_latency"`
 		}
 		if s.Details != "" {
 			if err := json.Unmarshal([]byte(s.Details), &d); err != nil {
 				return nil, fmt.Errorf("a saved line is damaged: %w", err)
 			}
 		}
-		lines = append(lines, AgentLine{Role: d.Role, Text: s.Text, Name: d.Name, Arguments: d.Arguments, Response: d.Response})
+		lines = append(lines, AgentLine{Role: d.Role, Text: s.Text, Name: d.Name, Arguments: d.Arguments, Response: d.Response,
+			Latency: TurnLatency{ToText: time.Duration(d.ToText) * time.Millisecond, ToAudio: time.Duration(d.ToAudio) * time.Millisecond,
+				Total: d.Total, TTT: d.TTT, TTS: d.TTS}})
 	}
 	return lines, nil
+}
+
+// AgentRecording is the sound kept of a past conversation: a stereo WAV
+// file, the person on the left and the agent on the right. A
+// conversation without sound is store.ErrNotFound.
+func (w *Workspace) AgentRecording(ctx context.Context, id int64) ([]byte, error) {
+	a, err := w.cfg.History.Audio(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return a.Data, nil
+}
+
+// PlayConversation plays the sound kept of a conversation (see
+// AgentRecording), both sides mixed, on the speaker of the settings.
+func (w *Workspace) PlayConversation(ctx context.Context, wav []byte) (*Playing, error) {
+	b, err := audio.Decode(ctx, bytes.NewReader(wav))
+	if err != nil {
+		return nil, fmt.Errorf("the conversation's sound cannot be read: %w", err)
+	}
+	if b.Channels < 1 {
+		return nil, errors.New("the conversation's sound has no channel")
+	}
+	v, err := w.Voices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Both sides at full level: the person and the agent rarely speak at
+	// once, so the sum of the two does not clip where an average would
+	// halve each.
+	mono := make([]int16, 0, len(b.Samples)/b.Channels)
+	for i := 0; i+b.Channels <= len(b.Samples); i += b.Channels {
+		var sum float32
+		for c := range b.Channels {
+			sum += b.Samples[i+c]
+		}
+		mono = append(mono, int16(max(-32768, min(32767, sum*32767))))
+	}
+	return v.Play(ctx, mono, b.SampleRate)
 }

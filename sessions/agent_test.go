@@ -1,9 +1,15 @@
 package sessions_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +19,7 @@ import (
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/engine"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -113,6 +120,10 @@ func TestAgentTypedConversation(t *testing.T) {
 	if sp.Total <= 0 {
 		t.Errorf("latencies %+v", sp)
 	}
+	lat := ev.waitFor(t, ctx, "the turn's timing", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentTurnLatencyEvent); return ok }).(*sessions.AgentTurnLatencyEvent)
+	if lat.ToText <= 0 || lat.ToAudio < lat.ToText || lat.Total != sp.Total || lat.TTT != sp.TTT || lat.TTS != sp.TTS {
+		t.Errorf("the turn's timing %+v, the service's %+v", lat, sp)
+	}
 	ev.waitFor(t, ctx, "the end of the reply", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentAudioDoneEvent); return ok })
 
 	// A prompt changed mid-call is acknowledged.
@@ -147,17 +158,69 @@ func TestAgentTypedConversation(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Status != store.StatusDone {
 		t.Fatalf("history %+v, %v", list, err)
 	}
-	segs, err := db.Segments(ctx, list[0].ID)
+	lines, err := ws.AgentConversation(ctx, list[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
-	for _, s := range segs {
-		lines = append(lines, s.Text)
+	var said []string
+	var timing []sessions.TurnLatency
+	for _, l := range lines {
+		if l.Role == "latency" {
+			timing = append(timing, l.Latency)
+			continue
+		}
+		said = append(said, l.Role+": "+l.Text)
 	}
-	if strings.Join(lines, "|") != "what is two plus two|Two plus two is four." {
-		t.Errorf("saved lines %q", lines)
+	if strings.Join(said, "|") != "user: what is two plus two|assistant: Two plus two is four." {
+		t.Errorf("saved lines %q", said)
 	}
+	if len(timing) != 1 || timing[0].ToAudio != lat.ToAudio.Truncate(time.Millisecond) || timing[0].TTS != sp.TTS {
+		t.Errorf("saved timing %+v, want %+v", timing, lat)
+	}
+	// The transcript of the conversation has its words only.
+	tr, err := ws.Transcript(ctx, list[0].ID)
+	if err != nil || len(tr.Captions) != 2 {
+		t.Errorf("transcript %+v, %v", tr.Captions, err)
+	}
+	// The agent's voice is kept, on the right channel.
+	wav, err := ws.AgentRecording(ctx, list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, right := recordedSides(t, ctx, wav)
+	if rmsOf(right) < 100 || len(right) < 16000/2 {
+		t.Errorf("the agent's side: %d frames, RMS %.0f", len(right), rmsOf(right))
+	}
+	if rmsOf(left) != 0 {
+		t.Errorf("a typed conversation kept sound of the person: RMS %.0f", rmsOf(left))
+	}
+}
+
+// recordedSides decodes a conversation's sound into the person's side
+// and the agent's.
+func recordedSides(t *testing.T, ctx context.Context, wav []byte) (person, agent []float32) {
+	t.Helper()
+	b, err := audio.Decode(ctx, bytes.NewReader(wav))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Channels != 2 || b.SampleRate != 16000 {
+		t.Fatalf("the sound kept is %d channels at %d Hz", b.Channels, b.SampleRate)
+	}
+	for i := 0; i+1 < len(b.Samples); i += 2 {
+		person = append(person, b.Samples[i])
+		agent = append(agent, b.Samples[i+1])
+	}
+	return person, agent
+}
+
+// rmsOf is the RMS of samples in [-1, 1], on the 16-bit scale.
+func rmsOf(p []float32) float64 {
+	var s float64
+	for _, v := range p {
+		s += float64(v) * float64(v) * 32768 * 32768
+	}
+	return math.Sqrt(s / float64(max(1, len(p))))
 }
 
 // speech16k is text in the engine's default voice, 16 kHz.
@@ -210,6 +273,36 @@ func TestAgentBargeInStopsPlayback(t *testing.T) {
 		t.Errorf("the playback stopped %v after UserStartedSpeaking, want within 50 ms", b.StoppedIn)
 	}
 	ev.waitFor(t, ctx, "the answer to the interruption", assistantSaid("Two plus two is four."))
+	ev.waitFor(t, ctx, "the end of the answer", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentAudioDoneEvent); return ok })
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	// Both sides are kept: the person's interruption on the left, the
+	// agent's voice on the right, silent where it was cut.
+	wav, err := ws.AgentRecording(ctx, a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	person, agent := recordedSides(t, ctx, wav)
+	if rmsOf(person) < 100 || rmsOf(agent) < 100 {
+		t.Errorf("the sides' RMS: person %.0f, agent %.0f", rmsOf(person), rmsOf(agent))
+	}
+	// The agent was cut where the person spoke: over the last half
+	// second of the person's voice (the first moments of it, before the
+	// agent heard it, overlap the agent's voice, as they did in the
+	// room), the agent's side is silent.
+	end := 0
+	for i := 0; i+320 <= len(person); i += 320 {
+		if rmsOf(person[i:i+320]) > 300 {
+			end = i + 320
+		}
+	}
+	if end < 8000 || end > len(agent) {
+		t.Fatalf("the person's voice ends at frame %d of %d (the agent's side has %d)", end, len(person), len(agent))
+	}
+	if r := rmsOf(agent[end-8000 : end]); r > 50 {
+		t.Errorf("the agent's side is loud (RMS %.0f) as the person's voice ends", r)
+	}
 }
 
 // TestAgentHistoryFunction: the agent calls the app's search_history, the
@@ -275,9 +368,135 @@ func TestAgentHistoryFunction(t *testing.T) {
 			Role, Name string
 		}
 		_ = json.Unmarshal([]byte(s.Details), &d)
-		roles = append(roles, d.Role+":"+d.Name)
+		if d.Role != "latency" {
+			roles = append(roles, d.Role+":"+d.Name)
+		}
 	}
 	if strings.Join(roles, " ") != "user: function:search_history assistant: user: function:summarize_session assistant:" {
 		t.Errorf("saved %q", roles)
+	}
+}
+
+// fakeLLM is an OpenAI-compatible chat server with one model,
+// "tiny-llm": asked anything, it calls the tool named, with args; once the
+// tool's result is in the conversation, it says it.
+func fakeLLM(t *testing.T, tool, args string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"tiny-llm","object":"model"}]}`)
+			return
+		}
+		var req struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			} `json:"messages"`
+			Tools []struct {
+				Function struct {
+					Name string `json:"name"`
+				} `json:"function"`
+			} `json:"tools"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		last := req.Messages[len(req.Messages)-1]
+		offered := false
+		for _, tl := range req.Tools {
+			offered = offered || tl.Function.Name == tool
+		}
+		switch {
+		case last.Role == "tool":
+			for _, piece := range []string{"I found ", strings.TrimSpace(last.Content), "."} {
+				b, _ := json.Marshal(piece)
+				fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%s}}]}\n\n", b)
+			}
+		case !offered:
+			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"No such tool was offered.\"}}]}\n\n")
+		default:
+			a, _ := json.Marshal(args)
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":%q,\"arguments\":%s}}]}}]}\n\n", tool, a)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestAgentLanguageModelCallsTheApp (must show): the settings name a
+// local OpenAI-compatible server; its model is in the agent's list; it
+// asks for a tool call, the app runs it on the person's history, and the
+// answer comes back spoken.
+func TestAgentLanguageModelCallsTheApp(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	db := openDB(t)
+	id, err := db.CreateSession(ctx, store.Session{Kind: store.KindCaptions, Title: "Planning", Started: time.Now(), Status: store.StatusDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddSegment(ctx, store.Segment{SessionID: id, Seq: 1, Text: "the quarterly budget is due on friday"}); err != nil {
+		t.Fatal(err)
+	}
+	llm := fakeLLM(t, "search_history", `{"query":"budget"}`)
+	l, err := engine.StartLocal(engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
+		History: db, Keys: sessions.NewKeys(&store.Memory{}, nil),
+		Speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}},
+		Local:    func() (api.Endpoint, api.Secret, error) { return l.Endpoint(), l.Key, nil },
+		LocalLLM: func(url string) { l.Engine.SetLLM(engine.LLMEndpoint{URL: url}) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := store.DefaultSettings()
+	s.Backend, s.AgentLLM = store.BackendLocal, llm.URL+"/v1"
+	if err := ws.SaveSettings(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := ws.AgentChoices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range ch.Models {
+		ids = append(ids, m.ID)
+	}
+	if !slices.Contains(ids, "tiny-llm") {
+		t.Fatalf("the agent's models %q lack the server's", ids)
+	}
+	a, err := ws.StartAgent(ctx, sessions.AgentRequest{Text: true, Think: "tiny-llm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	ev := watchAgent(a)
+	a.Say("When is the budget due?")
+	call := ev.waitFor(t, ctx, "the call's result", func(e sessions.Event) bool {
+		x, ok := e.(*sessions.AgentFunctionEvent)
+		return ok && x.Done
+	}).(*sessions.AgentFunctionEvent)
+	if call.Name != "search_history" || !call.ClientSide || call.Err != nil || !strings.Contains(call.Result, "quarterly budget") {
+		t.Errorf("the call %+v", call)
+	}
+	ev.waitFor(t, ctx, "the answer", func(e sessions.Event) bool {
+		x, ok := e.(*sessions.AgentTextEvent)
+		return ok && x.Role == api.RoleAssistant && strings.Contains(x.Content, "quarterly budget is due on friday")
+	})
+	ev.waitFor(t, ctx, "the answer spoken", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentAudioDoneEvent); return ok })
+
+	// With the server forgotten, its model is gone from the list.
+	s.AgentLLM = ""
+	if err := ws.SaveSettings(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err = ws.AgentChoices(ctx); err != nil || len(ch.Models) != 1 {
+		t.Errorf("the agent's models without a server: %+v, %v", ch.Models, err)
 	}
 }

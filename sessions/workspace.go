@@ -36,6 +36,10 @@ type WorkspaceConfig struct {
 	Keys *Keys
 	// Local starts the built-in engine on demand; nil in builds without one.
 	Local LocalEngine
+	// LocalLLM names to the built-in engine the language model server its
+	// voice agent thinks with (the settings' AgentLLM, "" for none); nil
+	// leaves the engine as it was started.
+	LocalLLM func(url string)
 	// Recognizer is the local engine's recogniser, loaded by the first
 	// session that needs it; nil when there is nothing to load.
 	Recognizer Recognizer
@@ -153,6 +157,9 @@ func (w *Workspace) Connection(ctx context.Context) (*Connection, error) {
 		conn, err = Connect(s, key, w.cfg.Local, w.log)
 		if err != nil {
 			return nil, err
+		}
+		if conn.Kind == BackendLocal && w.cfg.LocalLLM != nil {
+			w.cfg.LocalLLM(s.AgentLLM)
 		}
 		w.mu.Lock()
 		if w.gen == gen {
@@ -479,6 +486,9 @@ func (w *Workspace) Transcript(ctx context.Context, id int64) (Transcript, error
 		return t, err
 	}
 	for _, s := range segs {
+		if strings.TrimSpace(s.Text) == "" {
+			continue // not words: a conversation's timing, say
+		}
 		c := Caption{Seq: s.Seq, Start: s.Start, End: s.End, Speaker: s.Speaker, Text: s.Text, Confidence: s.Confidence}
 		if s.Words != "" {
 			if err := json.Unmarshal([]byte(s.Words), &c.Words); err != nil {

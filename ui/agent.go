@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -69,10 +71,13 @@ type agentTab struct {
 
 	models []api.ThinkModel
 	live   *agentLive
+	// playing is a past conversation's sound playing.
+	playing *sessions.Playing
 	// starting is set from Start until the conversation runs or fails.
 	starting bool
 	// auto are the messages of Options.AutoAgent still to type.
-	auto []string
+	auto      []string
+	autoBegun bool
 }
 
 // agentLive is a conversation in progress.
@@ -199,7 +204,7 @@ func (t *agentTab) loadChoices() {
 				names = append(names, modelLabel(m))
 			}
 			t.think.SetOptions(names)
-			if len(names) > 0 && t.think.Selected == "" {
+			if len(names) > 0 && !slices.Contains(names, t.think.Selected) {
 				t.think.SetSelectedIndex(0)
 			}
 			t.voice.SetOptions(ch.Voices)
@@ -214,7 +219,8 @@ func (t *agentTab) loadChoices() {
 				t.voice.SetSelected(want)
 			}
 			t.updateControls()
-			if auto := t.app.opts.AutoAgent; len(auto) > 0 && t.live == nil && !t.starting {
+			if auto := t.app.opts.AutoAgent; len(auto) > 0 && !t.autoBegun && t.live == nil && !t.starting {
+				t.autoBegun = true
 				if err != nil {
 					t.app.loaded(partAuto, err)
 					return
@@ -225,6 +231,15 @@ func (t *agentTab) loadChoices() {
 			}
 		})
 	})
+}
+
+// serviceChanged lists the models and voices again: the service, its
+// key or the language model server changed. A tab not built yet lists
+// them when it is.
+func (t *agentTab) serviceChanged() {
+	if t.ui.built {
+		t.loadChoices()
+	}
 }
 
 // nextAuto types the next of Options.AutoAgent; after the last reply the
@@ -429,6 +444,10 @@ func (t *agentTab) openPast(s store.Session) {
 	}
 	t.app.goAsync(func(ctx context.Context) {
 		lines, err := t.app.ws.AgentConversation(ctx, s.ID)
+		sound, serr := t.app.ws.AgentRecording(ctx, s.ID)
+		if serr != nil && !errors.Is(serr, store.ErrNotFound) {
+			t.app.log.Warn("read a conversation's sound", "session", s.ID, "err", serr)
+		}
 		t.app.onUI(func() {
 			if err != nil {
 				t.showError("open the conversation", err)
@@ -455,7 +474,12 @@ func (t *agentTab) openPast(s store.Session) {
 					res := widget.NewLabel("Arguments: " + shortText(l.Arguments, 200) + "\nResult: " + shortText(l.Response, 400))
 					res.Wrapping = fyne.TextWrapWord
 					t.chat.Add(widget.NewCard("Function "+l.Name, "Called", res))
+				case "latency":
+					t.addLatency(turnStrip(l.Latency))
 				}
+			}
+			if sound != nil {
+				t.chat.Objects = append([]fyne.CanvasObject{t.recordingRow(s, sound)}, t.chat.Objects...)
 			}
 			t.chat.Refresh()
 			t.chatScroll.ScrollToTop()
@@ -564,9 +588,14 @@ func (t *agentTab) applyEvents(l *agentLive, batch []sessions.Event) {
 				l.reply.SetText(l.reply.Text + " " + e.Content)
 			}
 		case *sessions.AgentSpeakingEvent:
-			l.latency = widget.NewLabel(latencyStrip(e))
-			l.latency.Importance = widget.LowImportance
-			t.chat.Add(l.latency)
+			l.latency = t.addLatency(latencyStrip(e))
+			grew = true
+		case *sessions.AgentTurnLatencyEvent:
+			// The client's own measures complete the service's.
+			if l.latency == nil {
+				l.latency = t.addLatency("")
+			}
+			l.latency.SetText(turnStrip(e.TurnLatency))
 			grew = true
 		case *sessions.AgentBargeInEvent:
 			if e.Cut {
@@ -665,7 +694,26 @@ func (t *agentTab) showFunction(l *agentLive, e *sessions.AgentFunctionEvent) {
 	card.SetContent(res)
 }
 
-// latencyStrip says where a reply's time went.
+// addLatency adds a reply's latency strip to the chat.
+func (t *agentTab) addLatency(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Importance = widget.LowImportance
+	l.Wrapping = fyne.TextWrapWord
+	t.chat.Add(l)
+	return l
+}
+
+// turnStrip says where a reply's time went: measured here from the end of
+// the person's speech, and the service's own figures.
+func turnStrip(l sessions.TurnLatency) string {
+	parts := []string{"End of speech to text " + shortDuration(l.ToText), "to the agent's voice " + shortDuration(l.ToAudio)}
+	if l.Total > 0 || l.TTT > 0 || l.TTS > 0 {
+		parts = append(parts, "service: thinking "+secondsWords(l.TTT)+", voice "+secondsWords(l.TTS))
+	}
+	return joinDot(parts...)
+}
+
+// latencyStrip says where a reply's time went, by the service.
 func latencyStrip(e *sessions.AgentSpeakingEvent) string {
 	return joinDot(
 		"Heard to voice "+secondsWords(e.Total),
@@ -729,4 +777,73 @@ func wireLine(w sessions.AgentWireEvent) string {
 		dir = "→"
 	}
 	return w.At.Format("15:04:05.000") + "  " + dir + " " + w.Type + "  " + shortText(w.JSON, 300)
+}
+
+// recordingRow offers the sound kept of a past conversation: play it, or
+// save it as a WAV file (the person on the left, the agent on the right).
+func (t *agentTab) recordingRow(s store.Session, wav []byte) fyne.CanvasObject {
+	var play *widget.Button
+	play = widget.NewButtonWithIcon("Play the conversation", theme.MediaPlayIcon(), func() {
+		if t.playing != nil {
+			_ = t.playing.Stop()
+			return
+		}
+		t.playRecording(wav, play)
+	})
+	save := widget.NewButtonWithIcon("Save the sound…", theme.DocumentSaveIcon(), func() {
+		req := pathRequest{title: "Save the conversation's sound", confirm: "Save", save: true, extensions: []string{".wav"},
+			name: strings.TrimSuffix(exportFileName(s.Title+" "+s.Started.Format("2006-01-02 15-04"), sessions.ExportFormat("txt")), ".txt") + ".wav"}
+		t.app.askPath(req, func(path string) {
+			name := filepath.Base(path)
+			t.app.goAsync(func(context.Context) {
+				err := sessions.WriteFile(path, func(w io.Writer) error {
+					_, err := w.Write(wav)
+					return err
+				})
+				t.app.onUI(func() {
+					if err != nil {
+						t.showError("save "+name, err)
+						return
+					}
+					t.setStatus("Saved "+name+" (you on the left, the agent on the right).", widget.SuccessImportance)
+				})
+			})
+		})
+	})
+	return container.NewHBox(play, save)
+}
+
+// playRecording plays a conversation's sound, both sides mixed, on the
+// speaker of the settings; the button stops it.
+func (t *agentTab) playRecording(wav []byte, button *widget.Button) {
+	button.Disable()
+	t.app.goAsync(func(ctx context.Context) {
+		p, err := t.app.ws.PlayConversation(ctx, wav)
+		if err != nil {
+			t.app.onUI(func() {
+				button.Enable()
+				t.showError("play the conversation", err)
+			})
+			return
+		}
+		t.app.onUI(func() {
+			t.playing = p
+			button.SetText("Stop playing")
+			button.SetIcon(theme.MediaStopIcon())
+			button.Enable()
+		})
+		err = p.Wait()
+		t.app.onUI(func() {
+			if t.playing == p {
+				t.playing = nil
+			}
+			button.SetText("Play the conversation")
+			button.SetIcon(theme.MediaPlayIcon())
+			if err != nil {
+				t.showError("play the conversation", err)
+				return
+			}
+			t.setStatus("Played the conversation.", widget.MediumImportance)
+		})
+	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
@@ -42,7 +43,8 @@ func TestAgentTab(t *testing.T) {
 		a.input.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	})
 	h.waitFor(t, "the reply and its messages", func() bool {
-		if a.live == nil || a.live.reply == nil || a.live.reply.Text != "Two plus two is four." || a.live.latency == nil {
+		if a.live == nil || a.live.reply == nil || a.live.reply.Text != "Two plus two is four." || a.live.latency == nil ||
+			!strings.HasPrefix(a.live.latency.Text, "End of speech to text ") {
 			return false
 		}
 		// The inspector's record of a message follows what it shows.
@@ -52,8 +54,8 @@ func TestAgentTab(t *testing.T) {
 		if a.input.Text != "" {
 			t.Errorf("the input keeps %q after sending", a.input.Text)
 		}
-		if !strings.HasPrefix(a.live.latency.Text, "Heard to voice ") {
-			t.Errorf("latency strip %q", a.live.latency.Text)
+		if l := a.live.latency.Text; !strings.Contains(l, " · to the agent's voice ") || !strings.Contains(l, " · service: thinking ") {
+			t.Errorf("latency strip %q", l)
 		}
 		var types []string
 		for _, w := range a.wire {
@@ -90,7 +92,27 @@ func TestAgentTab(t *testing.T) {
 		a.pastList.Select(0)
 	})
 	h.waitFor(t, "the reopened conversation", func() bool { return strings.HasPrefix(a.status.Text, "The conversation of ") })
-	h.assertShows(t, "what is two plus two", "Two plus two is four.")
+	h.assertShows(t, "what is two plus two", "Two plus two is four.", "Play the conversation", "Save the sound…")
+	var strip string
+	h.ui(func() {
+		for _, o := range a.chat.Objects {
+			if l, ok := o.(*widget.Label); ok && strings.HasPrefix(l.Text, "End of speech to text ") {
+				strip = l.Text
+			}
+		}
+	})
+	if strip == "" {
+		t.Error("the reopened conversation lacks the reply's latency strip")
+	}
+	// Its sound plays on the speaker (miniaudio's null device here).
+	h.ui(func() {
+		walk(a.chat, func(o fyne.CanvasObject) {
+			if b, ok := o.(*widget.Button); ok && b.Text == "Play the conversation" {
+				test.Tap(b)
+			}
+		})
+	})
+	h.waitFor(t, "the conversation played", func() bool { return a.status.Text == "Played the conversation." })
 }
 
 // TestAgentTabNoMicrophone: with no microphone, Start says so plainly and
