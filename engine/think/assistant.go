@@ -25,14 +25,24 @@ type Message struct {
 }
 
 // Assistant answers what rules can answer well: arithmetic, the time and
-// the date, greetings; otherwise it says plainly what it can do.
+// the date, unit conversions, definitions from WordNet, translations
+// from FreeDict's dictionaries, greetings; otherwise it says plainly
+// what it can do. Its zero value uses the dictionaries where Debian
+// installs them.
 type Assistant struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// WordNetDir holds WordNet's database (index.noun, data.noun...);
+	// "" means DefaultWordNetDir.
+	WordNetDir string
+	// DictDir holds FreeDict's dictionaries for dictd
+	// (freedict-eng-fra.index, freedict-eng-fra.dict.dz...); "" means
+	// DefaultDictDir.
+	DictDir string
 }
 
 // Capabilities says what the assistant can do, as it tells the person.
-const Capabilities = "I am Earshot's built-in assistant, not a language model. I can do arithmetic, like what is two plus two, and tell the time and the date. For other questions, choose a language model in Settings."
+const Capabilities = "I am Earshot's built-in assistant, not a language model. I can do arithmetic, like what is two plus two, and tell the time and the date. I also convert units, define words, and translate words to and from French, Spanish and German. For other questions, choose a language model in Settings."
 
 // Reply answers the last thing the person said; what the rules cannot
 // answer gets what the assistant can do.
@@ -60,6 +70,16 @@ func (a Assistant) Answer(history []Message) (answer string, ok bool) {
 	if answer, ok := arithmetic(words); ok {
 		return answer, true
 	}
+	said := phrase(words)
+	if answer, ok := a.translation(said); ok {
+		return answer, true
+	}
+	if answer, ok := convertUnits(last); ok {
+		return answer, true
+	}
+	if answer, ok := a.define(said); ok {
+		return answer, true
+	}
 	now := time.Now
 	if a.Now != nil {
 		now = a.Now
@@ -76,7 +96,19 @@ func (a Assistant) Answer(history []Message) (answer string, ok bool) {
 	case has(words, "help") || (has(words, "what") && has(words, "can") && has(words, "you")):
 		return Capabilities, true
 	}
-	return "", false
+	// Last, as it is asked of any word: "what is a platypus".
+	return a.whatIsA(said)
+}
+
+// politeLead matches what may come before a question and not change it:
+// "please", "can you tell me".
+const politeLead = `(?:(?:please|hey|so|and|ok|okay|can you|could you|would you|will you|do you know|tell me|i want to know|i'd like to know) )*`
+
+// phrase is words as one lower-case text, "please" at its end left out,
+// a hyphen joining the words either side of it ("eau-de-vie").
+func phrase(words []string) string {
+	s := strings.ReplaceAll(strings.Join(words, " "), " - ", "-")
+	return strings.TrimSuffix(s, " please")
 }
 
 // tokens lower-cases text and splits it into words and symbols: "2+2?"

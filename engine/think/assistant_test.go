@@ -33,7 +33,8 @@ func TestAssistant(t *testing.T) {
 }
 
 func FuzzAssistant(f *testing.F) {
-	for _, s := range []string{"what is two plus two", "1e308 * 1e308", "minus minus", "a hundred thousand million", "- / + x", "0/0"} {
+	for _, s := range []string{"what is two plus two", "1e308 * 1e308", "minus minus", "a hundred thousand million", "- / + x", "0/0",
+		"convert five miles to km", "define dogs", "what's a platypus", "how do you say run in german", "what does chien mean in english"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -42,3 +43,6 @@ func FuzzAssistant(f *testing.F) {
 		}
 	})
 }
+
+// fixedNow is a clock for tests: a Friday afternoon.
+func fixedNow() time.Time { return time.Date(2026, 11, 27, 15, 4, 0, 0, time.UTC) }
