@@ -127,7 +127,7 @@ Of course. Your new address is saved and the next invoice will go there. Is ther
 No, that is everything. You have been very helpful, thanks again and have a lovely evening.`
 
 // agentMessages are what the agent screenshot types to the agent.
-var agentMessages = []string{"Hello", "What is seven times six?", "How many kilometres in five miles?", "Define serendipity", "How do you say cat in French?", "Search history for budget"}
+var agentMessages = []string{"Hello", "Search history for budget", "What is seven times six?", "How many kilometres in five miles?", "Define serendipity", "How do you say cat in French?"}
 
 // voicesText is what the voices screenshot speaks, with the settings'
 // voice, through the null backend.

@@ -141,6 +141,7 @@ type AgentSession struct {
 	// microphone frame with their voice that went, or a typed message.
 	// Only the loop uses it.
 	spokeAt time.Time
+	typed   bool            // spokeAt is a typed message's
 	sound   *agentRecording // what history keeps of the sound; the loop's
 }
 
@@ -354,7 +355,7 @@ func (a *AgentSession) send(ctx context.Context, m api.AgentMessage) {
 		return
 	}
 	if _, typed := m.(*api.InjectUserMessage); typed {
-		a.spokeAt = a.clock.Now()
+		a.spokeAt, a.typed = a.clock.Now(), true
 	}
 	if b, err := api.EncodeAgentMessage(m); err == nil {
 		a.emit(&AgentWireEvent{Out: true, Type: m.MessageType(), JSON: string(b), At: a.clock.Now()})
@@ -605,7 +606,7 @@ loop:
 				break loop
 			}
 			if rms(out) > max(doubleTalkOverFloor*floor, minVoiceRMS) {
-				a.spokeAt = now // the person's voice went, as far as the client can tell
+				a.spokeAt, a.typed = now, false // the person's voice went, as far as the client can tell
 			}
 			keep.Reset(a.cfg.KeepAlive)
 		case r := <-msgs:
@@ -671,7 +672,7 @@ loop:
 				a.emit(&AgentTextEvent{Role: m.Role, Content: m.Content, At: r.at})
 				save(m.Role, m.Content, nil)
 				if m.Role == api.RoleUser && !a.spokeAt.IsZero() && !a.spokeAt.After(r.at) {
-					turn = &turnTiming{end: a.spokeAt, TurnLatency: TurnLatency{ToText: r.at.Sub(a.spokeAt)}}
+					turn = &turnTiming{end: a.spokeAt, TurnLatency: TurnLatency{ToText: r.at.Sub(a.spokeAt), Typed: a.typed}}
 				}
 			case *api.AgentStartedSpeaking:
 				if turn != nil {
@@ -754,6 +755,8 @@ loop:
 type TurnLatency struct {
 	ToText, ToAudio time.Duration
 	Total, TTT, TTS float64
+	// Typed reports that the turn was typed: the times run from sending.
+	Typed bool
 }
 
 // minVoiceRMS is the quietest a frame of the person's voice can be, in a
@@ -770,7 +773,7 @@ type turnTiming struct {
 // details is what history keeps of the timing.
 func (l TurnLatency) details() map[string]any {
 	return map[string]any{"to_text_ms": l.ToText.Milliseconds(), "to_audio_ms": l.ToAudio.Milliseconds(),
-		"total_latency": l.Total, "ttt_latency": l.TTT, "tts_latency": l.TTS}
+		"total_latency": l.Total, "ttt_latency": l.TTT, "tts_latency": l.TTS, "typed": l.Typed}
 }
 
 // runFunction runs a client-side call of one of the app's functions and
@@ -1109,6 +1112,7 @@ func (w *Workspace) AgentConversation(ctx context.Context, id int64) ([]AgentLin
 			Total     float64 `json:"total_latency"`
 			TTT       float64 `json:"ttt_latency"`
 			TTS       float64 `json:"tts_latency"`
+			Typed     bool    `json:"typed"`
 		}
 		if s.Details != "" {
 			if err := json.Unmarshal([]byte(s.Details), &d); err != nil {
@@ -1117,7 +1121,7 @@ func (w *Workspace) AgentConversation(ctx context.Context, id int64) ([]AgentLin
 		}
 		lines = append(lines, AgentLine{Role: d.Role, Text: s.Text, Name: d.Name, Arguments: d.Arguments, Response: d.Response,
 			Latency: TurnLatency{ToText: time.Duration(d.ToText) * time.Millisecond, ToAudio: time.Duration(d.ToAudio) * time.Millisecond,
-				Total: d.Total, TTT: d.TTT, TTS: d.TTS}})
+				Total: d.Total, TTT: d.TTT, TTS: d.TTS, Typed: d.Typed}})
 	}
 	return lines, nil
 }

@@ -121,7 +121,7 @@ func TestAgentTypedConversation(t *testing.T) {
 		t.Errorf("latencies %+v", sp)
 	}
 	lat := ev.waitFor(t, ctx, "the turn's timing", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentTurnLatencyEvent); return ok }).(*sessions.AgentTurnLatencyEvent)
-	if lat.ToText <= 0 || lat.ToAudio < lat.ToText || lat.Total != sp.Total || lat.TTT != sp.TTT || lat.TTS != sp.TTS {
+	if !lat.Typed || lat.ToText <= 0 || lat.ToAudio < lat.ToText || lat.Total != sp.Total || lat.TTT != sp.TTT || lat.TTS != sp.TTS {
 		t.Errorf("the turn's timing %+v, the service's %+v", lat, sp)
 	}
 	ev.waitFor(t, ctx, "the end of the reply", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentAudioDoneEvent); return ok })
@@ -174,7 +174,7 @@ func TestAgentTypedConversation(t *testing.T) {
 	if strings.Join(said, "|") != "user: what is two plus two|assistant: Two plus two is four." {
 		t.Errorf("saved lines %q", said)
 	}
-	if len(timing) != 1 || timing[0].ToAudio != lat.ToAudio.Truncate(time.Millisecond) || timing[0].TTS != sp.TTS {
+	if len(timing) != 1 || timing[0].ToAudio != lat.ToAudio.Truncate(time.Millisecond) || timing[0].TTS != sp.TTS || !timing[0].Typed {
 		t.Errorf("saved timing %+v, want %+v", timing, lat)
 	}
 	// The transcript of the conversation has its words only.
@@ -273,6 +273,14 @@ func TestAgentBargeInStopsPlayback(t *testing.T) {
 		t.Errorf("the playback stopped %v after UserStartedSpeaking, want within 50 ms", b.StoppedIn)
 	}
 	ev.waitFor(t, ctx, "the answer to the interruption", assistantSaid("Two plus two is four."))
+	// The spoken turn's timing runs from the end of the person's voice
+	// at the microphone: the engine waits for a silence before it
+	// answers, so the text comes back after some hundreds of ms.
+	lat := ev.waitFor(t, ctx, "the spoken turn's timing", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentTurnLatencyEvent); return ok }).(*sessions.AgentTurnLatencyEvent)
+	t.Logf("end of speech to text %v, to the agent's voice %v", lat.ToText, lat.ToAudio)
+	if lat.Typed || lat.ToText <= 0 || lat.ToAudio < lat.ToText {
+		t.Errorf("the spoken turn's timing %+v", lat)
+	}
 	ev.waitFor(t, ctx, "the end of the answer", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentAudioDoneEvent); return ok })
 	if err := a.Stop(); err != nil {
 		t.Fatal(err)

@@ -707,6 +707,9 @@ func (t *agentTab) addLatency(text string) *widget.Label {
 // the person's speech, and the service's own figures.
 func turnStrip(l sessions.TurnLatency) string {
 	parts := []string{"End of speech to text " + shortDuration(l.ToText), "to the agent's voice " + shortDuration(l.ToAudio)}
+	if l.Typed {
+		parts = []string{"Sent to the agent's voice " + shortDuration(l.ToAudio)}
+	}
 	if l.Total > 0 || l.TTT > 0 || l.TTS > 0 {
 		parts = append(parts, "service: thinking "+secondsWords(l.TTT)+", voice "+secondsWords(l.TTS))
 	}
