@@ -76,8 +76,21 @@ type Device struct {
 // The backend is asked afresh on every call, so devices plugged in since
 // are listed. ctx is checked before the backend is asked; the query itself
 // cannot be interrupted.
+//
+// The monitors of outputs (PulseAudio's, PipeWire's) are not
+// microphones: SystemDevices lists them, as the sound the computer plays.
 func InputDevices(ctx context.Context, backends ...malgo.Backend) ([]Device, error) {
-	return listDevices(ctx, microphone, backends)
+	all, err := listDevices(ctx, microphone, backends)
+	if err != nil {
+		return nil, err
+	}
+	mics := all[:0]
+	for _, d := range all {
+		if !isMonitor(d) {
+			mics = append(mics, d)
+		}
+	}
+	return mics, nil
 }
 
 // listDevices lists the devices of one kind; see InputDevices.
@@ -210,7 +223,13 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 	if cfg.BufferDuration < 0 || cfg.BufferDuration > time.Minute {
 		return nil, fmt.Errorf("audio: open microphone: buffer duration %v is outside 0..1m", cfg.BufferDuration)
 	}
-	id, err := parseConfiguredID(cfg.DeviceID)
+	// A WASAPI output recorded in loopback mode is opened by the
+	// output's ID, with the device type that records what it plays.
+	kind, configured := microphone, cfg.DeviceID
+	if out, ok := loopbackID(cfg.DeviceID); ok {
+		kind, configured = systemSound, out
+	}
+	id, err := parseConfiguredID(configured)
 	if err != nil {
 		return nil, fmt.Errorf("audio: open microphone: %w", err)
 	}
@@ -225,7 +244,7 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 		stoppedCh: make(chan struct{}),
 	}
 
-	dcfg := malgo.DefaultDeviceConfig(malgo.Capture)
+	dcfg := malgo.DefaultDeviceConfig(kind.typ)
 	dcfg.Capture.Format = malgo.FormatS16
 	dcfg.Capture.Channels = uint32(f.Channels)
 	dcfg.SampleRate = uint32(f.SampleRate)
@@ -233,7 +252,7 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 	// waits for the period under way to end.
 	dcfg.PeriodSizeInFrames = uint32(min(frames, max(f.SampleRate/1000*maxPeriodMillis, 1)))
 	var log backendLog
-	mctx, dev, err := microphone.initDevice(cfg.Backends, id, cfg.DeviceID, dcfg, malgo.DeviceCallbacks{
+	mctx, dev, err := kind.initDevice(cfg.Backends, id, cfg.DeviceID, dcfg, malgo.DeviceCallbacks{
 		Data: c.onData,
 		Stop: c.onStop,
 	}, &log)
@@ -248,7 +267,7 @@ func OpenCapture(ctx context.Context, cfg CaptureConfig) (*Capture, error) {
 		return nil, fmt.Errorf("audio: open microphone: %w: the device delivers format %d, %d channels, %d Hz instead of 16-bit, %d channels, %d Hz",
 			ErrDeviceUnavailable, got, dev.CaptureChannels(), dev.SampleRate(), f.Channels, f.SampleRate)
 	}
-	if err := microphone.start(dev, &log); err != nil {
+	if err := kind.start(dev, &log); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -408,6 +427,16 @@ type deviceKind struct {
 var microphone = deviceKind{
 	typ:         malgo.Capture,
 	noun:        "microphone",
+	noDevice:    ErrNoDevice,
+	unavailable: ErrDeviceUnavailable,
+	denied:      ErrPermissionDenied,
+}
+
+// systemSound is an output recorded in loopback mode (WASAPI): its
+// device is found among the outputs.
+var systemSound = deviceKind{
+	typ:         malgo.Loopback,
+	noun:        "output to record",
 	noDevice:    ErrNoDevice,
 	unavailable: ErrDeviceUnavailable,
 	denied:      ErrPermissionDenied,
