@@ -350,12 +350,15 @@ func (a *AgentSession) sendCmd(m api.AgentMessage) {
 }
 
 func (a *AgentSession) send(ctx context.Context, m api.AgentMessage) {
+	// The agent may answer before Send returns: the turn is timed from
+	// before it.
+	sent := a.clock.Now()
 	if err := a.conn.Send(ctx, m); err != nil {
 		a.emit(&AgentNoticeEvent{Type: "Refused", Description: err.Error()})
 		return
 	}
 	if _, typed := m.(*api.InjectUserMessage); typed {
-		a.spokeAt, a.typed = a.clock.Now(), true
+		a.spokeAt, a.typed = sent, true
 	}
 	if b, err := api.EncodeAgentMessage(m); err == nil {
 		a.emit(&AgentWireEvent{Out: true, Type: m.MessageType(), JSON: string(b), At: a.clock.Now()})

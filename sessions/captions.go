@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -70,6 +71,13 @@ type CaptionsConfig struct {
 	// connection (StateLoading); the audio captured meanwhile is kept and
 	// sent once connected.
 	Recognizer Recognizer
+	// Sides name the channels of a source that has several, such as
+	// "You" and "Others" for the microphone and the computer's sound
+	// (audio.Pair). With two or more, the source must be 16 kHz with as
+	// many channels; they are sent as one multichannel stream, and each
+	// caption says its channel and side. Without, the source is mixed to
+	// mono.
+	Sides []string
 }
 
 // Captions is a live captions session: audio from a source goes to a
@@ -140,9 +148,18 @@ func (c *Captions) prepare(ctx context.Context) (runFunc, error) {
 		return nil, err
 	}
 	f := c.cfg.Source.Format()
-	conv, err := audio.NewConverter16kMono(f.SampleRate, f.Channels)
-	if err != nil {
-		return nil, fmt.Errorf("captions: %w", err)
+	channels := 1
+	var conv *audio.Converter16kMono
+	if n := len(c.cfg.Sides); n > 1 {
+		if f.SampleRate != streamRate || f.Channels != n {
+			return nil, fmt.Errorf("captions: %d sides need a %d-channel source at %d Hz, not %d channels at %d Hz", n, n, streamRate, f.Channels, f.SampleRate)
+		}
+		channels = n
+	} else {
+		var err error
+		if conv, err = audio.NewConverter16kMono(f.SampleRate, f.Channels); err != nil {
+			return nil, fmt.Errorf("captions: %w", err)
+		}
 	}
 	optJSON, _ := json.Marshal(opts.Query())
 	rec, err := openRecord(ctx, historyOrNil(c.cfg.History), store.Session{
@@ -161,13 +178,15 @@ func (c *Captions) prepare(ctx context.Context) (runFunc, error) {
 	c.mu.Unlock()
 
 	r := &captionsRun{
-		c:      c,
-		rec:    rec,
-		opts:   opts,
-		conv:   conv,
-		frames: make(chan []int16, 256),
-		dialed: make(chan dialResult, 1),
-		msgs:   make(chan received[connMessage], 64),
+		c:           c,
+		rec:         rec,
+		opts:        opts,
+		conv:        conv,
+		channels:    channels,
+		finalizedCh: make([]int64, channels),
+		frames:      make(chan []int16, 256),
+		dialed:      make(chan dialResult, 1),
+		msgs:        make(chan received[connMessage], 64),
 	}
 	return r.run, nil
 }
@@ -186,6 +205,9 @@ func (c *Captions) streamOptions() api.ListenOptions {
 	o.Encoding = "linear16"
 	o.SampleRate = streamRate
 	o.Channels = 1
+	if n := len(c.cfg.Sides); n > 1 {
+		o.Channels, o.Multichannel = n, true
+	}
 	return o
 }
 
@@ -236,7 +258,12 @@ type captionsRun struct {
 	c    *Captions
 	rec  *record
 	opts api.ListenOptions
-	conv *audio.Converter16kMono
+	conv *audio.Converter16kMono // nil for a multichannel source, sent as it is
+	// channels sent: 1, or len(Sides). Positions count sample frames.
+	channels int
+	// finalizedCh is how far the finals of each channel reach; finalized
+	// is the least of them.
+	finalizedCh []int64
 
 	frames chan []int16
 	source sourceEnd // how the source ended
@@ -443,7 +470,7 @@ func capture(ctx context.Context, clk Clock, src audio.Source, conv *audio.Conve
 		frame, err := src.Read(ctx)
 		at := clk.Now()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) && conv != nil {
 				if tail := append([]int16(nil), conv.Flush()...); len(tail) > 0 {
 					out(tail, at)
 				}
@@ -453,8 +480,13 @@ func capture(ctx context.Context, clk Clock, src audio.Source, conv *audio.Conve
 			}
 			return nil
 		}
-		buf = audio.Int16ToFloat32(buf[:0], frame)
-		pcm := append([]int16(nil), conv.Convert(buf)...)
+		var pcm []int16
+		if conv == nil {
+			pcm = append([]int16(nil), frame...) // sent as it is
+		} else {
+			buf = audio.Int16ToFloat32(buf[:0], frame)
+			pcm = append([]int16(nil), conv.Convert(buf)...)
+		}
 		if len(pcm) == 0 {
 			continue
 		}
@@ -464,9 +496,12 @@ func capture(ctx context.Context, clk Clock, src audio.Source, conv *audio.Conve
 	}
 }
 
+// frameCount is the sample frames of interleaved pcm.
+func (r *captionsRun) frameCount(pcm []int16) int64 { return int64(len(pcm) / r.channels) }
+
 func (r *captionsRun) onAudio(ctx context.Context, pcm []int16) {
 	pos := r.captured
-	r.captured += int64(len(pcm))
+	r.captured += r.frameCount(pcm)
 	if now := r.c.clock.Now(); now.Sub(r.lastLevel) >= levelInterval {
 		r.lastLevel = now
 		rms, peak := r.level.Update(pcm)
@@ -492,8 +527,8 @@ func (r *captionsRun) trimBuffer() {
 	limit := int64(r.c.cfg.MaxBuffer.Seconds() * streamRate)
 	total := r.bufferedSamples()
 	for total > limit && len(r.pending) > 0 {
-		total -= int64(len(r.pending[0].pcm))
-		r.dropped += int64(len(r.pending[0].pcm))
+		total -= r.frameCount(r.pending[0].pcm)
+		r.dropped += r.frameCount(r.pending[0].pcm)
 		r.pending = r.pending[1:]
 	}
 }
@@ -501,7 +536,7 @@ func (r *captionsRun) trimBuffer() {
 func (r *captionsRun) bufferedSamples() int64 {
 	var n int64
 	for _, ch := range r.pending {
-		if end := ch.pos + int64(len(ch.pcm)); end > r.finalized {
+		if end := ch.pos + r.frameCount(ch.pcm); end > r.finalized {
 			n += end - max(ch.pos, r.finalized)
 		}
 	}
@@ -514,8 +549,8 @@ func (r *captionsRun) send(ctx context.Context, ch chunk) {
 	pcm := ch.pcm
 	pos := ch.pos
 	if pos < r.finalized { // partly covered by finals already
-		skip := min(r.finalized-pos, int64(len(pcm)))
-		pcm, pos = pcm[skip:], pos+skip
+		skip := min(r.finalized-pos, r.frameCount(pcm))
+		pcm, pos = pcm[skip*int64(r.channels):], pos+skip
 	}
 	if len(pcm) == 0 {
 		return
@@ -523,7 +558,7 @@ func (r *captionsRun) send(ctx context.Context, ch chunk) {
 	if n := len(conn.anchors); n == 0 || conn.anchors[n-1].session+(conn.sent-conn.anchors[n-1].stream) != pos {
 		conn.anchors = append(conn.anchors, anchor{stream: conn.sent, session: pos})
 	}
-	conn.sent += int64(len(pcm))
+	conn.sent += r.frameCount(pcm)
 	conn.lastSend = r.c.clock.Now()
 	if err := conn.stream.Send(ctx, audio.Int16ToBytes(nil, pcm)); err != nil {
 		r.lost(ctx, err)
@@ -743,15 +778,25 @@ func (r *captionsRun) onMessage(ctx context.Context, m api.ListenMessage) error 
 		}
 		start := r.toSession(conn, msg.Start)
 		end := r.toSession(conn, msg.Start+msg.Duration)
+		channel := 0
+		if r.channels > 1 && len(msg.ChannelIndex) == 2 && msg.ChannelIndex[0] >= 0 && msg.ChannelIndex[0] < r.channels {
+			channel = msg.ChannelIndex[0]
+		}
+		side := ""
+		if r.channels > 1 {
+			side = r.c.cfg.Sides[channel]
+		}
 		if !msg.IsFinal {
 			if alt.Transcript != "" {
-				r.c.emit(&InterimEvent{Start: start, End: end, Text: alt.Transcript, Words: words})
+				r.c.emit(&InterimEvent{Start: start, End: end, Text: alt.Transcript, Words: words, Channel: channel, Side: side})
 			}
 			return nil
 		}
-		r.finalized = max(r.finalized, int64(end*streamRate+0.5))
+		r.finalizedCh[channel] = max(r.finalizedCh[channel], int64(end*streamRate+0.5))
+		r.finalized = slices.Min(r.finalizedCh)
 		r.dropFinalized()
 		for _, cap := range splitBySpeaker(words, alt, msg.SpeechFinal) {
+			cap.Channel, cap.Side = channel, side
 			cap.Seq = r.seq
 			r.seq++
 			r.save(ctx, cap)
@@ -768,7 +813,7 @@ func (r *captionsRun) onMessage(ctx context.Context, m api.ListenMessage) error 
 // dropFinalized forgets audio the finals now cover.
 func (r *captionsRun) dropFinalized() {
 	i := 0
-	for i < len(r.pending) && r.pending[i].pos+int64(len(r.pending[i].pcm)) <= r.finalized {
+	for i < len(r.pending) && r.pending[i].pos+r.frameCount(r.pending[i].pcm) <= r.finalized {
 		i++
 	}
 	r.pending = r.pending[i:]
@@ -826,6 +871,11 @@ func (r *captionsRun) save(ctx context.Context, cap Caption) {
 		return
 	}
 	words, _ := json.Marshal(cap.Words)
+	details := ""
+	if cap.Side != "" {
+		d, _ := json.Marshal(map[string]string{"side": cap.Side})
+		details = string(d)
+	}
 	r.rec.save(ctx, "a caption", func(ctx context.Context, id int64) error {
 		_, err := h.AddSegment(ctx, store.Segment{
 			SessionID:  id,
@@ -836,6 +886,8 @@ func (r *captionsRun) save(ctx context.Context, cap Caption) {
 			Text:       cap.Text,
 			Words:      string(words),
 			Confidence: cap.Confidence,
+			Channel:    cap.Channel,
+			Details:    details,
 		})
 		return err
 	})

@@ -21,6 +21,11 @@ type Caption struct {
 	Confidence float64
 	// SpeechFinal marks the end of a stretch of speech (an endpoint).
 	SpeechFinal bool
+	// Channel is the audio channel the caption was heard on; Side names
+	// it in a multichannel session ("You" for the microphone, "Others"
+	// for the computer's sound), "" otherwise.
+	Channel int
+	Side    string
 }
 
 // Event is something a session reports: *InterimEvent, *FinalEvent,
@@ -32,6 +37,10 @@ type InterimEvent struct {
 	Start, End float64
 	Text       string
 	Words      []api.Word
+	// Channel and Side are those of a multichannel session (see
+	// CaptionsConfig.Sides): "You", "Others".
+	Channel int
+	Side    string
 }
 
 // FinalEvent carries a caption that will not change; it has been saved to

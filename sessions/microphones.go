@@ -19,6 +19,11 @@ func (DeviceMicrophones) Devices(ctx context.Context) ([]device.Device, error) {
 	return device.InputDevices(ctx)
 }
 
+// SystemDevices lists the sources of the sound the computer plays.
+func (DeviceMicrophones) SystemDevices(ctx context.Context) ([]device.Device, error) {
+	return device.SystemDevices(ctx)
+}
+
 // Open starts capturing from the device with id ("" for the default) at
 // the rate the stream uses, so no resampling is needed on the way. A
 // device that turns out to deliver audio faster than real time is

@@ -273,6 +273,105 @@ type CaptionsRequest struct {
 	SourceName string
 	// Options, when not nil, replaces the options the settings choose.
 	Options *api.ListenOptions
+	// Capture is what is heard: the microphone, the computer's sound (the
+	// other people of a meeting), or both as two channels, "You" and
+	// "Others".
+	Capture CaptureKind
+	// SystemDeviceID names the computer's sound to hear (see
+	// Workspace.SystemSources); "" is the output in use.
+	SystemDeviceID string
+	// Sides name the channels of a Source that has several (see
+	// CaptionsConfig.Sides).
+	Sides []string
+}
+
+// CaptureKind is what a captions session hears.
+type CaptureKind int
+
+const (
+	// CaptureMicrophone hears the microphone.
+	CaptureMicrophone CaptureKind = iota
+	// CaptureSystem hears the sound the computer plays.
+	CaptureSystem
+	// CaptureBoth hears both, the microphone on channel 0 (SideYou) and
+	// the computer's sound on channel 1 (SideOthers); the echo of the
+	// computer's sound in the microphone is cancelled.
+	CaptureBoth
+)
+
+// The sides of a meeting heard both ways.
+const (
+	SideYou    = "You"
+	SideOthers = "Others"
+)
+
+// SystemSounds lists the sources of the sound the computer plays;
+// DeviceMicrophones implements it.
+type SystemSounds interface {
+	SystemDevices(ctx context.Context) ([]device.Device, error)
+}
+
+// SystemSources lists the sources of the sound the computer plays ("Sound
+// from Built-in Audio"), or says in plain words why there is none.
+func (w *Workspace) SystemSources(ctx context.Context) ([]device.Device, error) {
+	ss, ok := w.cfg.Microphones.(SystemSounds)
+	if !ok {
+		return nil, fmt.Errorf("%w: this build cannot record it", device.ErrNoSystemAudio)
+	}
+	return ss.SystemDevices(ctx)
+}
+
+// openSystem opens the computer's sound named id, or the output in use.
+func (w *Workspace) openSystem(ctx context.Context, id string) (audio.Source, string, error) {
+	devs, err := w.SystemSources(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	var dev *device.Device
+	for i := range devs {
+		if id == "" && (devs[i].Default || dev == nil) || devs[i].ID == id {
+			dev = &devs[i]
+		}
+	}
+	if dev == nil {
+		return nil, "", fmt.Errorf("%w: the sound source %q is not there any more", device.ErrNoSystemAudio, id)
+	}
+	src, err := w.cfg.Microphones.Open(ctx, dev.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	return src, dev.Name, nil
+}
+
+// openCapture opens what req asks to hear, and names it.
+func (w *Workspace) openCapture(ctx context.Context, s store.Settings, req CaptionsRequest) (audio.Source, string, []string, error) {
+	if req.Source != nil {
+		return req.Source, req.SourceName, req.Sides, nil
+	}
+	switch req.Capture {
+	case CaptureSystem:
+		src, name, err := w.openSystem(ctx, req.SystemDeviceID)
+		return src, name, nil, err
+	case CaptureBoth:
+		mic, micName, err := w.openSource(ctx, s, nil, "", req.DeviceID)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		sys, sysName, err := w.openSystem(ctx, req.SystemDeviceID)
+		if err != nil {
+			mic.Close()
+			return nil, "", nil, err
+		}
+		pair, err := audio.NewPair(mic, sys, audio.PairConfig{EchoCancel: true})
+		if err != nil {
+			mic.Close()
+			sys.Close()
+			return nil, "", nil, err
+		}
+		return pair, micName + " and " + sysName, []string{SideYou, SideOthers}, nil
+	}
+	src, name, err := w.openSource(ctx, s, nil, req.SourceName, req.DeviceID)
+	return src, name, nil, err
 }
 
 // StartCaptions opens the source and starts a captions session saved to
@@ -282,7 +381,7 @@ func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Ca
 	if err != nil {
 		return nil, err
 	}
-	src, name, err := w.openSource(ctx, s, req.Source, req.SourceName, req.DeviceID)
+	src, name, sides, err := w.openCapture(ctx, s, req)
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +400,7 @@ func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Ca
 		OwnsSource: true,
 		Logger:     w.log,
 		Recognizer: w.recognizer(conn),
+		Sides:      sides,
 	})
 	if err := c.Start(ctx); err != nil {
 		src.Close()
@@ -489,7 +589,15 @@ func (w *Workspace) Transcript(ctx context.Context, id int64) (Transcript, error
 		if strings.TrimSpace(s.Text) == "" {
 			continue // not words: a conversation's timing, say
 		}
-		c := Caption{Seq: s.Seq, Start: s.Start, End: s.End, Speaker: s.Speaker, Text: s.Text, Confidence: s.Confidence}
+		c := Caption{Seq: s.Seq, Start: s.Start, End: s.End, Speaker: s.Speaker, Text: s.Text, Confidence: s.Confidence, Channel: s.Channel}
+		if sess.Kind == store.KindCaptions && s.Details != "" {
+			var d struct {
+				Side string `json:"side"`
+			}
+			if err := json.Unmarshal([]byte(s.Details), &d); err == nil {
+				c.Side = d.Side
+			}
+		}
 		if s.Words != "" {
 			if err := json.Unmarshal([]byte(s.Words), &c.Words); err != nil {
 				w.log.Warn("a saved caption's words are damaged", "session", id, "seq", s.Seq, "err", err)

@@ -1,0 +1,166 @@
+package sessions_test
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/pulsetest"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
+)
+
+// TestCaptionsOfTheComputersSound (must show): a real PulseAudio server
+// with a null sink, as a desktop has minus the sound card; a real
+// recording played into the sink is captioned from the sink's sound
+// through the app's own capture code and the local engine, about as well
+// as the same recording transcribed as a file.
+func TestCaptionsOfTheComputersSound(t *testing.T) {
+	pulsetest.Start(t) // not parallel: it points the process's sound at the server
+	ctx := testContext(t, 3*time.Minute)
+	eng := localEngine(t)
+	db := openDB(t)
+	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
+		History: db, Keys: sessions.NewKeys(&store.Memory{}, nil),
+		Microphones: sessions.DeviceMicrophones{},
+		Local:       func() (api.Endpoint, api.Secret, error) { return eng.Endpoint(), eng.Key, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := store.DefaultSettings()
+	s.Backend = store.BackendLocal
+	if err := ws.SaveSettings(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	sys, err := ws.SystemSources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sys) != 1 || sys[0].Name != "Sound from "+pulsetest.SinkDescription {
+		t.Fatalf("the computer's sound is offered as %+v", sys)
+	}
+
+	const id = "0920"
+	want := truth(t)[id]
+	file, err := ws.TranscribeFile(ctx, librivoxPath(id), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := wordErrorRate(want, file.Response.Results.Channels[0].Alternatives[0].Transcript)
+
+	c, err := ws.StartCaptions(ctx, sessions.CaptionsRequest{Capture: sessions.CaptureSystem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	if c.SourceName() != "Sound from "+pulsetest.SinkDescription {
+		t.Errorf("the session hears %q", c.SourceName())
+	}
+	events := c.Events()
+	var finals []string
+	waitEvent := func(what string, match func(sessions.Event) bool) {
+		t.Helper()
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					t.Fatalf("the session ended before %s", what)
+				}
+				if f, ok := ev.(*sessions.FinalEvent); ok {
+					finals = append(finals, f.Caption.Text)
+				}
+				if match(ev) {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("no %s: %v", what, ctx.Err())
+			}
+		}
+	}
+	waitEvent("the live state", func(ev sessions.Event) bool {
+		st, ok := ev.(*sessions.StateEvent)
+		return ok && st.State == sessions.StateLive
+	})
+
+	// The recording plays on the meeting's speakers, in real time, from
+	// another program, as a meeting's sound does.
+	paplay, err := exec.LookPath("paplay")
+	if err != nil {
+		t.Fatalf("paplay is not installed (scripts/setup installs pulseaudio-utils): %v", err)
+	}
+	played := make(chan error, 1)
+	go func() {
+		out, err := exec.CommandContext(ctx, paplay, "--device="+pulsetest.Sink, librivoxPath(id)).CombinedOutput()
+		if err != nil {
+			err = fmt.Errorf("paplay: %w: %s", err, out)
+		}
+		played <- err
+	}()
+	waitEvent("the recording's sound", func(ev sessions.Event) bool {
+		l, ok := ev.(*sessions.LevelEvent)
+		return ok && l.RMS > -40 // dBFS: the recording, not the silence before it
+	})
+	if err := <-played; err != nil {
+		t.Fatal(err)
+	}
+	// The server's buffers still hold the end of the recording: two
+	// seconds more of its sound (counted in the session's level reports,
+	// every 50 ms) lets it all arrive before the session stops.
+	levels := 0
+	waitEvent("the tail of the sound", func(ev sessions.Event) bool {
+		_, ok := ev.(*sessions.LevelEvent)
+		if ok {
+			levels++
+		}
+		return levels >= 40
+	})
+	stopped := make(chan error, 1)
+	go func() { stopped <- c.Stop() }()
+	for ev := range events {
+		if f, ok := ev.(*sessions.FinalEvent); ok {
+			finals = append(finals, f.Caption.Text)
+		}
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	live := wordErrorRate(want, strings.Join(finals, " "))
+	t.Logf("word error rate: %.2f from the computer's sound, %.2f from the file\nheard: %s\nwant:  %s", live, direct, strings.Join(finals, " "), want)
+	if live > direct+0.05 {
+		t.Errorf("captions of the computer's sound have a word error rate of %.2f, the file %.2f: more than 5 points worse", live, direct)
+	}
+}
+
+// wordErrorRate is the word error rate of hyp against ref, ignoring case
+// and punctuation.
+func wordErrorRate(ref, hyp string) float64 {
+	norm := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+	}
+	r, h := norm(ref), norm(hyp)
+	if len(r) == 0 {
+		return float64(len(h))
+	}
+	prev := make([]int, len(h)+1)
+	cur := make([]int, len(h)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(r); i++ {
+		cur[0] = i
+		for j := 1; j <= len(h); j++ {
+			sub := prev[j-1]
+			if r[i-1] != h[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return float64(prev[len(h)]) / float64(len(r))
+}
