@@ -470,7 +470,10 @@ func capture(ctx context.Context, clk Clock, src audio.Source, conv *audio.Conve
 		frame, err := src.Read(ctx)
 		at := clk.Now()
 		if err != nil {
-			if errors.Is(err, io.EOF) && conv != nil {
+			if errors.Is(err, io.EOF) {
+				if conv == nil {
+					return nil
+				}
 				if tail := append([]int16(nil), conv.Flush()...); len(tail) > 0 {
 					out(tail, at)
 				}
