@@ -41,7 +41,8 @@ func TestSpecErrors(t *testing.T) {
 		{"topics and intents, streaming", true, "topics=true&intents=true", 403, api.CodeUnauthorizedFeatures,
 			"Requested features are not available for streaming: topics, intents."},
 		{"diarize_model v2, streaming", true, "diarize_model=v2", 400, api.CodeBadRequest, `diarize_model "v2" is not available for streaming...`},
-		{"multichannel, streaming", true, "multichannel=true&channels=2", 400, api.CodeBadRequest, "The local engine does not offer multichannel streaming yet."},
+		{"multichannel past the engine's channels, streaming", true, "multichannel=true&channels=9", 400, api.CodeBadRequest,
+			"A multichannel stream of 9 channels is refused: the local engine recognises at most 8 channels of a stream, each with a recogniser of its own."},
 		{"keyterm, streaming", true, "keyterm=earshot", 400, api.CodeBadRequest, "The local engine does not offer keyterm yet."},
 		{"flux on /v1/listen, streaming", true, "model=flux-general-en", 400, api.CodeBadRequest, "flux-general-en is a turn-aware model..."},
 	} {
