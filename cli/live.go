@@ -22,16 +22,40 @@ func listDevices(ctx context.Context, env Env, ws *Workspace) error {
 	if err != nil {
 		return fmt.Errorf("list the microphones: %w", err)
 	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	if len(devs) == 0 {
 		fmt.Fprintln(env.Stderr, "No microphones were found.")
-		return nil
+	} else {
+		fmt.Fprintln(tw, "ID\tNAME")
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME")
 	for _, d := range devs {
 		def := ""
 		if d.Default {
 			def = " (default)"
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\n", d.ID, d.Name, def)
+	}
+	// The computer's sound, for --source system or both.
+	sys, err := ws.SystemSources(ctx)
+	if err != nil {
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "The computer's sound cannot be heard: %s\n", plainError(err))
+		return nil
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(devs) > 0 {
+		fmt.Fprintln(env.Stdout)
+	}
+	tw = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID (--source system)\tNAME")
+	for _, d := range sys {
+		def := ""
+		if d.Default {
+			def = " (the output in use)"
 		}
 		fmt.Fprintf(tw, "%s\t%s%s\n", d.ID, d.Name, def)
 	}
@@ -48,6 +72,12 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 	defer status.clear()
 
 	req := sessions.CaptionsRequest{DeviceID: f.device}
+	switch f.source {
+	case "system":
+		req.Capture, req.DeviceID, req.SystemDeviceID = sessions.CaptureSystem, "", f.device
+	case "both":
+		req.Capture = sessions.CaptureBoth
+	}
 	if f.replay != "" {
 		// At real time, as a microphone would deliver it, so that the
 		// captions come as they would live.
@@ -91,7 +121,7 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 	// until the session closes them.
 	stopNow, stopped := stopper(ctx, c.Done(), c.Stop)
 
-	source := req.SourceName
+	source := c.SourceName()
 	if source == "" {
 		source = "the microphone"
 	}
@@ -169,7 +199,12 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 // when the session tells speakers apart (numbered from 1, as the exports
 // do).
 func captionLine(c sessions.Caption) string {
-	if c.Speaker != nil {
+	switch {
+	case c.Side != "" && c.Speaker != nil && c.Side == sessions.SideOthers:
+		return fmt.Sprintf("%s (speaker %d): %s", c.Side, *c.Speaker+1, c.Text)
+	case c.Side != "":
+		return c.Side + ": " + c.Text
+	case c.Speaker != nil:
 		return fmt.Sprintf("Speaker %d: %s", *c.Speaker+1, c.Text)
 	}
 	return c.Text

@@ -36,6 +36,7 @@ type transcribeFlags struct {
 	device      string
 	listDevices bool
 	replay      string
+	source      string
 
 	set  map[string]bool // the flags given on the command line
 	args []string        // the positional arguments
@@ -52,13 +53,14 @@ func newTranscribeFlags(env Env) (*flag.FlagSet, *transcribeFlags) {
 	fs.BoolVar(&f.diarize, "diarize", false, "tell speakers apart for this run; --diarize=false turns it off (default: as in Settings)")
 	fs.BoolVar(&f.smartFormat, "smart-format", false, "format numbers, dates and punctuation for this run; --smart-format=false turns it off (default: as in Settings)")
 	fs.BoolVar(&f.live, "live", false, "transcribe the microphone until Ctrl+C instead of a file")
-	fs.StringVar(&f.device, "device", "", "with --live: the microphone `ID` (see --list-devices; default: the one in Settings)")
-	fs.BoolVar(&f.listDevices, "list-devices", false, "list the microphones and their IDs")
+	fs.StringVar(&f.device, "device", "", "with --live: the microphone `ID`, or with --source system the sound source's (see --list-devices; default: the one in Settings, the output in use)")
+	fs.StringVar(&f.source, "source", "mic", "with --live: what to hear, `mic`, system (the sound the computer plays: the others in a meeting) or both (two channels, You and Others)")
+	fs.BoolVar(&f.listDevices, "list-devices", false, "list the microphones and the sources of the computer's sound, with their IDs")
 	fs.StringVar(&f.replay, "replay", "", "for testing: replay the recording `FILE` at real time instead of the microphone (implies --live)")
 	fs.Usage = func() {
 		w := env.Stderr
 		fmt.Fprint(w, `Usage: earshot transcribe FILE [--format srt|vtt|txt|json] [-o OUT] [--model M] [--language L] [--diarize] [--smart-format]
-       earshot transcribe --live [--device ID] [--format txt|srt|vtt|json] [-o OUT] [--model M] [--language L] [--diarize] [--smart-format]
+       earshot transcribe --live [--source mic|system|both] [--device ID] [--format txt|srt|vtt|json] [-o OUT] [--model M] [--language L] [--diarize] [--smart-format]
        earshot transcribe --list-devices
 
 Transcribes an audio file (wav, mp3, flac, ogg, opus) and prints the
@@ -128,6 +130,12 @@ func (f *transcribeFlags) check() error {
 		return errors.New("--device needs --live")
 	case f.device != "" && f.replay != "":
 		return errors.New("--device and --replay both choose the audio: give one")
+	case f.source != "mic" && f.source != "system" && f.source != "both":
+		return fmt.Errorf("--source is mic, system or both, not %q", f.source)
+	case f.source != "mic" && !f.live:
+		return errors.New("--source needs --live")
+	case f.source != "mic" && f.replay != "":
+		return errors.New("--source and --replay both choose the audio: give one")
 	case !f.live && len(f.args) == 0:
 		return errors.New("which file? give the audio file to transcribe, or --live for the microphone")
 	case len(f.args) > 1:

@@ -113,10 +113,20 @@ func (m *fakeMics) Open(_ context.Context, id string) (audio.Source, error) {
 	m.mu.Lock()
 	m.opened = append(m.opened, id)
 	m.mu.Unlock()
+	if id == "fake:sys" {
+		// The computer's sound: silence, as in a meeting where no one else
+		// speaks.
+		return audio.NewSilence(audio.Format{Encoding: audio.EncodingLinear16, SampleRate: m.pcm.SampleRate, Channels: 1}, audio.ReplayConfig{Paced: true})
+	}
 	if id != "" && id != "fake:0" && id != "fake:1" {
 		return nil, device.ErrNoDevice
 	}
 	return audio.NewReplayBuffer(m.pcm, audio.ReplayConfig{Paced: true, Loop: m.loop})
+}
+
+// SystemDevices lists one source of the computer's sound.
+func (m *fakeMics) SystemDevices(context.Context) ([]device.Device, error) {
+	return []device.Device{{ID: "fake:sys", Name: "Sound from Replay speakers", Default: true}}, nil
 }
 
 func (m *fakeMics) openedIDs() []string {
@@ -408,6 +418,8 @@ func TestTranscribeUsage(t *testing.T) {
 		{"live with a file", []string{"--live", "a.wav"}, "it takes no file"},
 		{"device without live", []string{"--device", "x", "a.wav"}, "--device needs --live"},
 		{"device and replay", []string{"--live", "--device", "x", "--replay", "a.wav"}, "give one"},
+		{"unknown source", []string{"--live", "--source", "speakers"}, "--source is mic, system or both"},
+		{"source without live", []string{"--source", "both", "a.wav"}, "--source needs --live"},
 		{"list devices with a file", []string{"--list-devices", "a.wav"}, "--list-devices takes no file"},
 		{"unknown flag", []string{"--nope", "a.wav"}, "flag provided but not defined: -nope"},
 		{"empty model", []string{"--model=", "a.wav"}, "need a name"},
@@ -819,4 +831,53 @@ func FuzzTranscribeArgs(f *testing.F) {
 		}
 		_, _ = fl.settings(store.DefaultSettings())
 	})
+}
+
+// TestTranscribeLiveBothSides: --source both hears the microphone and the
+// computer's sound as two channels; each line says whose it is.
+func TestTranscribeLiveBothSides(t *testing.T) {
+	needClip(t)
+	t.Parallel()
+	h := newHarness(t, newFakeMics(t, false))
+	if code := h.run(t, t.Context(), "transcribe", "--live", "--source", "both", "--device", "fake:1"); code != 0 {
+		t.Fatalf("exit status %d; stderr %q", code, h.stderr.String())
+	}
+	if got := h.mics.openedIDs(); len(got) != 2 || got[0] != "fake:1" || got[1] != "fake:sys" {
+		t.Errorf("sources opened: %q, want the microphone fake:1 and the computer's sound", got)
+	}
+	out := strings.TrimSuffix(h.stdout.String(), "\n")
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "You: ") {
+			t.Errorf("line %q: the microphone's words are yours", line)
+		}
+	}
+	// The microphone's channel passes the echo canceller (here with
+	// nothing to cancel), whose noise suppression may change a word.
+	got := strings.Fields(normalize(strings.ReplaceAll(out, "You: ", "")))
+	found := 0
+	for _, w := range strings.Fields(clipWords) {
+		if slices.Contains(got, w) {
+			found++
+		}
+	}
+	if want := len(strings.Fields(clipWords)); found < want*3/4 {
+		t.Errorf("stdout %q has %d of the %d words of %q", out, found, want, clipWords)
+	}
+	sess, _ := captionsSession(t, h.db)
+	if sess.Source != "Second replay and Sound from Replay speakers" {
+		t.Errorf("session source %q", sess.Source)
+	}
+}
+
+// TestListDevicesWithSystemSound: --list-devices lists the computer's
+// sound after the microphones.
+func TestListDevicesWithSystemSound(t *testing.T) {
+	h := newHarness(t, newFakeMics(t, false))
+	if code := h.run(t, t.Context(), "transcribe", "--list-devices"); code != 0 {
+		t.Fatalf("exit status %d; stderr %q", code, h.stderr.String())
+	}
+	out := h.stdout.String()
+	if !strings.Contains(out, "ID (--source system)") || !strings.Contains(strings.Join(strings.Fields(out), " "), "fake:sys Sound from Replay speakers (the output in use)") {
+		t.Errorf("stdout %q", out)
+	}
 }

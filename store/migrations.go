@@ -130,6 +130,16 @@ var migrations = []migration{
 			saved        INTEGER NOT NULL
 		) STRICT`,
 	)},
+	{5, "meeting notes", execAll(
+		// The notes written of a meeting (summary, topics, action items,
+		// each placed in the meeting), as JSON, one row per meeting: they
+		// go with it when it is deleted.
+		`CREATE TABLE notes (
+			session_id INTEGER PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+			body       BLOB    NOT NULL,
+			saved      INTEGER NOT NULL
+		) STRICT`,
+	)},
 }
 
 // execAll returns a migration step that runs statements in order.

@@ -54,6 +54,9 @@ type Settings struct {
 	FileSentiment    bool
 	FileTopics       bool
 	FileIntents      bool
+	// NotesOnStop writes a meeting's notes (summary, topics, action
+	// items) as soon as its live captions stop.
+	NotesOnStop bool
 
 	// AgentLLM is an OpenAI-compatible chat server (a local Ollama,
 	// llama.cpp's server, LM Studio), its address up to /v1, that the
@@ -148,6 +151,7 @@ var settingFields = []struct {
 	{"file_sentiment", func(s *Settings) any { return &s.FileSentiment }, nil},
 	{"file_topics", func(s *Settings) any { return &s.FileTopics }, nil},
 	{"file_intents", func(s *Settings) any { return &s.FileIntents }, nil},
+	{"notes_on_stop", func(s *Settings) any { return &s.NotesOnStop }, nil},
 	{"agent_llm", func(s *Settings) any { return &s.AgentLLM }, func(s Settings) error { return CheckLLMURL(s.AgentLLM) }},
 }
 

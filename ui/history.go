@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -36,7 +37,9 @@ type historyPanel struct {
 	export  *widget.Button
 	rename  *widget.Button
 	del     *widget.Button
+	notesB  *widget.Button // Meeting notes
 	heading *widget.Label
+	notes   *notesView // built on first use
 
 	all      []store.Session // as last loaded
 	rows     []historyRow    // what the list shows: all, or the search's hits
@@ -95,12 +98,13 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	h.export = widget.NewButtonWithIcon("Export", theme.DownloadIcon(), h.onExport)
 	h.rename = widget.NewButtonWithIcon("Rename", theme.DocumentCreateIcon(), h.onRename)
 	h.del = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), h.onDelete)
+	h.notesB = h.tab.app.newMeetingNotesButton(h.selectedMeeting)
 	h.updateControls()
 	// The list shows every kind: any change to history is read again.
 	h.tab.app.watchHistory(func(string) { h.reload() })
 
 	top := container.NewVBox(h.heading, h.search)
-	buttons := container.NewGridWithColumns(2, h.open, h.export, h.rename, h.del)
+	buttons := container.NewVBox(container.NewGridWithColumns(2, h.open, h.export, h.rename, h.del), h.notesB)
 	body := container.NewStack(h.list, container.NewVBox(h.empty))
 	return container.NewPadded(container.NewBorder(top, buttons, nil, nil, body))
 }
@@ -217,6 +221,7 @@ func (h *historyPanel) updateControls() {
 	enable(h.export, on)
 	enable(h.rename, on)
 	enable(h.del, on && !h.isLive(h.selected))
+	enable(h.notesB, h.selectedMeeting() != 0)
 }
 
 // isLive reports whether id is the live session, which cannot be deleted
@@ -410,6 +415,15 @@ func (h *historyPanel) onOpen() {
 	}
 }
 
+// selectedMeeting returns the id of the selected session when it is a
+// meeting that is not recording, whose notes Meeting notes shows; else 0.
+func (h *historyPanel) selectedMeeting() int64 {
+	if s, ok := h.selectedSession(); ok && sessions.IsMeeting(s.Kind) && !h.isLive(s.ID) {
+		return s.ID
+	}
+	return 0
+}
+
 func (h *historyPanel) onExport() {
 	if s, ok := h.selectedSession(); ok {
 		h.tab.exportSession(s.ID, s.Title)
@@ -513,6 +527,11 @@ func (c *captionsTab) openSession(s store.Session) {
 	}
 	c.app.goAsync(func(ctx context.Context) {
 		t, err := c.app.ws.Transcript(ctx, s.ID)
+		hasNotes := false
+		if err == nil && sessions.IsMeeting(s.Kind) {
+			_, nerr := c.app.ws.SavedNotes(ctx, s.ID)
+			hasNotes = nerr == nil
+		}
 		c.app.onUI(func() {
 			if c.live != nil || c.starting {
 				return
@@ -529,7 +548,11 @@ func (c *captionsTab) openSession(s store.Session) {
 			}
 			c.showTranscript(s.ID, s.Title, t.Captions, info, entities, s.Status)
 			c.app.fileIntel.show(s.Title, t.Response)
-			c.setStatus("Opened “"+s.Title+"”.", widget.MediumImportance)
+			opened := "Opened “" + s.Title + "”."
+			if hasNotes {
+				opened += " It has meeting notes: Meeting notes shows them."
+			}
+			c.setStatus(opened, widget.MediumImportance)
 		})
 	})
 }

@@ -60,6 +60,7 @@ type settingsTab struct {
 	diarize   *widget.Check
 	interim   *widget.Check
 	fileIntel *intelChecks
+	notes     *widget.Check
 	input     *widget.Select
 	output    *widget.Select
 	export    *widget.Select
@@ -133,6 +134,7 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 	t.smart = widget.NewCheck("Smart formatting (punctuation, numbers, dates)", func(bool) { t.onFieldChanged() })
 	t.diarize = widget.NewCheck("Label speakers (diarization)", func(bool) { t.onFieldChanged() })
 	t.fileIntel = newIntelChecks(t.onFieldChanged)
+	t.notes = widget.NewCheck("Write meeting notes when a meeting stops", func(bool) { t.onFieldChanged() })
 	t.interim = widget.NewCheck("Show words while they are spoken (interim results)", func(bool) { t.onFieldChanged() })
 
 	t.input = widget.NewSelect([]string{defaultMic}, func(string) { t.onFieldChanged() })
@@ -167,6 +169,7 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 		widget.NewFormItem("Speakers", t.diarize),
 		widget.NewFormItem("Interim", t.interim),
 		&widget.FormItem{Text: "On files", Widget: t.fileIntel.box, HintText: "Audio intelligence when a file is transcribed."},
+		&widget.FormItem{Text: "Notes", Widget: t.notes, HintText: "A summary, topics and action items of live captions, kept with them in History."},
 	)
 	audio := widget.NewForm(
 		widget.NewFormItem("Microphone", t.input),
@@ -174,7 +177,7 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 		widget.NewFormItem("Export as", t.export),
 	)
 	agent := widget.NewForm(
-		&widget.FormItem{Text: "Language model", Widget: t.llm, HintText: "Optional: an OpenAI-compatible server (Ollama, llama.cpp, LM Studio) the local engine's agent can think with. Its models join the Agent tab's list."},
+		&widget.FormItem{Text: "Language model", Widget: t.llm, HintText: "Optional: an OpenAI-compatible server, such as Ollama's."},
 	)
 	t.forms = []*widget.Form{service, transcription, audio, agent}
 
@@ -352,6 +355,7 @@ func (t *settingsTab) fill(s store.Settings) {
 	setChecked(t.diarize, s.Diarize)
 	setChecked(t.interim, s.InterimResults)
 	t.fileIntel.set(sessions.FileFeatures(s))
+	setChecked(t.notes, s.NotesOnStop)
 	t.selectInput(s.InputDevice)
 	t.selectOutput(s.OutputDevice)
 	setSelected(t.export, exportFormatName(defaultExportFormat(s.ExportFormat)))
@@ -396,6 +400,7 @@ func (t *settingsTab) gather() store.Settings {
 	s.InterimResults = t.interim.Checked
 	fi := t.fileIntel.features()
 	s.FileSummary, s.FileSentiment, s.FileTopics, s.FileIntents = fi.Summary, fi.Sentiment, fi.Topics, fi.Intents
+	s.NotesOnStop = t.notes.Checked
 	if i := t.input.SelectedIndex(); i >= 0 && i < len(t.micIDs) {
 		s.InputDevice = t.micIDs[i]
 	}
