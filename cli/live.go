@@ -72,11 +72,18 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 	defer status.clear()
 
 	req := sessions.CaptionsRequest{DeviceID: f.device}
-	switch f.source {
+	source := f.source
+	if source == "" && f.replay == "" {
+		source = s.CaptureSource
+	}
+	switch source {
 	case "system":
 		req.Capture, req.DeviceID, req.SystemDeviceID = sessions.CaptureSystem, "", f.device
+		if f.device == "" {
+			req.SystemDeviceID = s.SystemDevice
+		}
 	case "both":
-		req.Capture = sessions.CaptureBoth
+		req.Capture, req.SystemDeviceID = sessions.CaptureBoth, s.SystemDevice
 	}
 	if f.replay != "" {
 		// At real time, as a microphone would deliver it, so that the
@@ -121,9 +128,9 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 	// until the session closes them.
 	stopNow, stopped := stopper(ctx, c.Done(), c.Stop)
 
-	source := c.SourceName()
-	if source == "" {
-		source = "the microphone"
+	heard := c.SourceName()
+	if heard == "" {
+		heard = "the microphone"
 	}
 	var (
 		caps        []sessions.Caption
@@ -151,7 +158,7 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 		case *sessions.StateEvent:
 			switch e.State {
 			case sessions.StateLive:
-				status.set(fmt.Sprintf("Listening to %s with %s. Press Ctrl+C to stop.", source, conn.Name))
+				status.set(fmt.Sprintf("Listening to %s with %s. Press Ctrl+C to stop.", heard, conn.Name))
 			case sessions.StateReconnecting:
 				if e.Attempt != lastAttempt && e.Attempt > 0 {
 					lastAttempt = e.Attempt

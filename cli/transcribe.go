@@ -54,7 +54,7 @@ func newTranscribeFlags(env Env) (*flag.FlagSet, *transcribeFlags) {
 	fs.BoolVar(&f.smartFormat, "smart-format", false, "format numbers, dates and punctuation for this run; --smart-format=false turns it off (default: as in Settings)")
 	fs.BoolVar(&f.live, "live", false, "transcribe the microphone until Ctrl+C instead of a file")
 	fs.StringVar(&f.device, "device", "", "with --live: the microphone `ID`, or with --source system the sound source's (see --list-devices; default: the one in Settings, the output in use)")
-	fs.StringVar(&f.source, "source", "mic", "with --live: what to hear, `mic`, system (the sound the computer plays: the others in a meeting) or both (two channels, You and Others)")
+	fs.StringVar(&f.source, "source", "", "with --live: what to hear, `mic`, system (the sound the computer plays: the others in a meeting) or both (two channels, You and Others) (default: as in Settings)")
 	fs.BoolVar(&f.listDevices, "list-devices", false, "list the microphones and the sources of the computer's sound, with their IDs")
 	fs.StringVar(&f.replay, "replay", "", "for testing: replay the recording `FILE` at real time instead of the microphone (implies --live)")
 	fs.Usage = func() {
@@ -130,11 +130,11 @@ func (f *transcribeFlags) check() error {
 		return errors.New("--device needs --live")
 	case f.device != "" && f.replay != "":
 		return errors.New("--device and --replay both choose the audio: give one")
-	case f.source != "mic" && f.source != "system" && f.source != "both":
+	case f.source != "" && f.source != "mic" && f.source != "system" && f.source != "both":
 		return fmt.Errorf("--source is mic, system or both, not %q", f.source)
-	case f.source != "mic" && !f.live:
+	case f.source != "" && !f.live:
 		return errors.New("--source needs --live")
-	case f.source != "mic" && f.replay != "":
+	case f.source != "" && f.replay != "":
 		return errors.New("--source and --replay both choose the audio: give one")
 	case !f.live && len(f.args) == 0:
 		return errors.New("which file? give the audio file to transcribe, or --live for the microphone")

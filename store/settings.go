@@ -24,11 +24,17 @@ const (
 // Settings are the user's choices. They hold no credential: the API key
 // lives in a SecretStore, never here.
 type Settings struct {
-	Backend          string // BackendAuto, BackendLocal, BackendHosted or BackendCustom
-	CustomURL        string // base URL of a custom backend, without credentials
-	Region           string // "" (global), "eu", "au" or "in"
-	InputDevice      string // microphone; "" for the system's default
-	ShortLivedTokens bool   // authenticate streams with a short-lived token minted from the key
+	Backend     string // BackendAuto, BackendLocal, BackendHosted or BackendCustom
+	CustomURL   string // base URL of a custom backend, without credentials
+	Region      string // "" (global), "eu", "au" or "in"
+	InputDevice string // microphone; "" for the system's default
+	// CaptureSource is what live captions hear: CaptureMicrophone,
+	// CaptureSystem (the sound the computer plays) or CaptureBoth.
+	CaptureSource string
+	// SystemDevice is the source of the computer's sound; "" for the
+	// output in use.
+	SystemDevice     string
+	ShortLivedTokens bool // authenticate streams with a short-lived token minted from the key
 	Model            string
 	Language         string
 	Diarize          bool
@@ -70,6 +76,7 @@ type Settings struct {
 func DefaultSettings() Settings {
 	return Settings{
 		Backend:        BackendAuto,
+		CaptureSource:  CaptureMicrophone,
 		Model:          "nova-3",
 		Language:       "en",
 		SmartFormat:    true,
@@ -87,6 +94,13 @@ func DefaultSettings() Settings {
 		AnalyzeIntents:   true,
 	}
 }
+
+// What live captions hear.
+const (
+	CaptureMicrophone = "mic"
+	CaptureSystem     = "system"
+	CaptureBoth       = "both"
+)
 
 // settingFields maps each field to its key in the settings table and its
 // check. Values are stored as JSON. Renaming a key loses the user's
@@ -152,6 +166,13 @@ var settingFields = []struct {
 	{"file_topics", func(s *Settings) any { return &s.FileTopics }, nil},
 	{"file_intents", func(s *Settings) any { return &s.FileIntents }, nil},
 	{"notes_on_stop", func(s *Settings) any { return &s.NotesOnStop }, nil},
+	{"capture_source", func(s *Settings) any { return &s.CaptureSource }, func(s Settings) error {
+		if !slices.Contains([]string{CaptureMicrophone, CaptureSystem, CaptureBoth}, s.CaptureSource) {
+			return fmt.Errorf("unknown capture source %q", s.CaptureSource)
+		}
+		return nil
+	}},
+	{"system_device", func(s *Settings) any { return &s.SystemDevice }, nil},
 	{"agent_llm", func(s *Settings) any { return &s.AgentLLM }, func(s Settings) error { return CheckLLMURL(s.AgentLLM) }},
 }
 

@@ -31,7 +31,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		Expressivity: -2, SaveEncoding: "opus",
 		AnalyzeSummary: false, AnalyzeSentiment: true, AnalyzeTopics: false, AnalyzeIntents: true,
 		FileSummary: true, FileSentiment: false, FileTopics: true, FileIntents: false,
-		AgentLLM: "http://127.0.0.1:11434/v1",
+		AgentLLM: "http://127.0.0.1:11434/v1", CaptureSource: CaptureBoth, SystemDevice: "alsa_output.pci.monitor",
 	}
 	if err := d.SaveSettings(ctx, s); err != nil {
 		t.Fatal(err)
@@ -125,6 +125,8 @@ func TestSettingsValidate(t *testing.T) {
 		{"expressivity 3", func(s *Settings) { s.Expressivity = 3 }, false},
 		{"voice with a space", func(s *Settings) { s.Voice = "aura 2" }, false},
 		{"save encoding", func(s *Settings) { s.SaveEncoding = "MP3" }, false},
+		{"capture both", func(s *Settings) { s.CaptureSource = CaptureBoth }, true},
+		{"unknown capture", func(s *Settings) { s.CaptureSource = "speakers" }, false},
 		{"local language model", func(s *Settings) { s.AgentLLM = "http://127.0.0.1:11434/v1" }, true},
 		{"language model over ws", func(s *Settings) { s.AgentLLM = "ws://127.0.0.1:11434/v1" }, false},
 		{"language model with a password", func(s *Settings) { s.AgentLLM = "https://me:secret@llm.example.org/v1" }, false},
