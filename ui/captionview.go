@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -105,7 +106,7 @@ func (v *captionView) addFinal(c sessions.Caption) {
 	}
 	v.mark()
 	row := newCaptionRow(v.cols)
-	setCaptionRow(row, c.Start, c.Speaker, c.Text, false)
+	setCaptionRow(row, c.Start, c.Side, c.Speaker, c.Text, false)
 	v.relayout = v.cols.fit(row) || v.relayout
 	// Wrap the text at the width it will have, so the row's first height
 	// is its real one.
@@ -135,7 +136,7 @@ func (v *captionView) setInterim(ev *sessions.InterimEvent) {
 	if len(ev.Words) > 0 {
 		speaker = ev.Words[0].Speaker
 	}
-	setCaptionRow(v.interim, ev.Start, speaker, ev.Text, true)
+	setCaptionRow(v.interim, ev.Start, ev.Side, speaker, ev.Text, true)
 	v.relayout = v.cols.fit(v.interim) || v.relayout
 	v.interim.Show()
 	v.hint.Hide()
@@ -203,18 +204,36 @@ func newCaptionRow(cols *captionColumns) *fyne.Container {
 	return container.New(captionRowLayout{cols: cols}, t, s, text)
 }
 
+// whoSaid names who said a caption, and the colour of the name: the side
+// of a meeting heard both ways ("You"; "Others", with the speaker among
+// them when speakers are told apart), else the speaker; ok is false when
+// the caption says neither.
+func whoSaid(side string, speaker *int) (name string, color int, ok bool) {
+	switch {
+	case side == sessions.SideYou:
+		return side, 0, true
+	case side != "" && speaker != nil:
+		return fmt.Sprintf("%s (speaker %d)", side, *speaker+1), *speaker + 1, true
+	case side != "":
+		return side, 1, true
+	case speaker != nil:
+		return speakerName(*speaker), *speaker, true
+	}
+	return "", 0, false
+}
+
 // setCaptionRow fills a row. An interim is drawn dim and in italics.
-func setCaptionRow(row *fyne.Container, start float64, speaker *int, text string, interim bool) {
+func setCaptionRow(row *fyne.Container, start float64, side string, speaker *int, text string, interim bool) {
 	t := row.Objects[0].(*widget.Label)
 	s := row.Objects[1].(*widget.RichText)
 	x := row.Objects[2].(*widget.Label)
 	t.Text = clock(start)
-	if speaker != nil {
+	if name, color, ok := whoSaid(side, speaker); ok {
 		s.Segments = []widget.RichTextSegment{&widget.TextSegment{
-			Text: speakerName(*speaker),
+			Text: name,
 			Style: widget.RichTextStyle{
 				Inline:    true,
-				ColorName: speakerColor(*speaker),
+				ColorName: speakerColor(color),
 				TextStyle: fyne.TextStyle{Bold: !interim, Italic: interim},
 			},
 		}}
