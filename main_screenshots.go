@@ -35,6 +35,7 @@ type screenshot struct {
 // replayed in real time as the microphone, captioned at once; for
 // "conversation" LibriVox lines with pauses between them, replayed in
 // real time as the microphone, in a conversation started at once; for
+// "overlay" the same captions in the caption overlay; for
 // "analyze" a made-up support call pasted and analysed by the local
 // engine; for "voices" a sentence spoken through the null backend.
 // "ready" is printed once the tab (for these, the whole recording, the
@@ -48,9 +49,15 @@ func (screenshotSetup) prepare(ctx context.Context, cfg *sessions.WorkspaceConfi
 	return shot, setUpScreenshot(ctx, shot.tab, cfg, opts)
 }
 
-// show selects the screenshot's tab.
+// show selects the screenshot's tab; for "overlay", the Captions tab,
+// with the caption overlay shown over it.
 func (s screenshot) show(w *ui.App) error {
-	if s.tab != "" && !w.SelectTab(s.tab) {
+	tab := s.tab
+	if tab == "overlay" {
+		tab = "captions"
+		w.ShowOverlay()
+	}
+	if tab != "" && !w.SelectTab(tab) {
 		return fmt.Errorf("no view named %q to capture", s.tab)
 	}
 	return nil
@@ -63,7 +70,7 @@ func setUpScreenshot(ctx context.Context, shot string, cfg *sessions.WorkspaceCo
 	s := store.DefaultSettings()
 	s.Backend, s.Diarize = store.BackendLocal, true
 	switch shot {
-	case "captions":
+	case "captions", "overlay":
 		rec, err := loadRecording(ctx, recordingClips, 0.6, "Recording: a reader and a card player")
 		if err != nil {
 			return err

@@ -63,6 +63,7 @@ var (
 	saveShortcut    = ctrl(fyne.KeyS)
 	refreshShortcut = ctrl(fyne.KeyR)
 	quitShortcut    = ctrl(fyne.KeyQ)
+	overlayShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
 
 	converseShortcut       = ctrl(fyne.KeyT)
 	endTurnShortcut        = ctrl(fyne.KeyD)
@@ -187,6 +188,7 @@ type App struct {
 	header   *header
 	tabs     *container.AppTabs
 	captions *captionsTab
+	overlay  *overlay // the caption overlay (overlay.go)
 	converse *conversationTab
 	voices   *voicesTab
 	agent    *agentTab
@@ -275,6 +277,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	<-faces
 
 	app.captions = newCaptionsTab(app)
+	app.overlay = newOverlay(app)
 	app.converse = newConversationTab(app)
 	app.voices = newVoicesTab(app)
 	app.agent = newAgentTab(app)
@@ -393,6 +396,7 @@ func (a *App) buildMenu() *fyne.MainMenu {
 	captions := fyne.NewMenu("Captions",
 		item("Start or stop live captions", startShortcut, theme.MediaRecordIcon(), onCaptions(a.captions.onStartStop)),
 		item("Mute or unmute", muteShortcut, theme.VolumeMuteIcon(), onCaptions(a.captions.onMute)),
+		item("Show or hide the caption overlay", overlayShortcut, theme.VisibilityIcon(), a.overlay.toggle),
 		fyne.NewMenuItemSeparator(),
 		item("Open audio file…", openShortcut, theme.FolderOpenIcon(), onCaptions(a.captions.onOpenFile)),
 		item("Export transcript…", exportShortcut, theme.DownloadIcon(), a.exportShown(onCaptions(a.captions.onExport))),
@@ -614,11 +618,12 @@ func (a *App) loadMicrophones() {
 			a.settings.setMicrophones(devs)
 		})
 		qctx, cancel = context.WithTimeout(ctx, a.opts.queryTimeout())
-		outs, err := a.ws.Speakers(qctx)
+		// outErr, not err: the closure above may still be reading err.
+		outs, outErr := a.ws.Speakers(qctx)
 		cancel()
 		a.onUI(func() {
-			if err != nil {
-				a.log.Warn("list speakers", "err", err)
+			if outErr != nil {
+				a.log.Warn("list speakers", "err", outErr)
 			}
 			a.settings.setSpeakers(outs)
 		})

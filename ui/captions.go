@@ -148,7 +148,7 @@ func (c *captionsTab) buildUI() fyne.CanvasObject {
 		),
 		container.NewHBox(c.openFile, c.export),
 	)
-	heading := container.NewVBox(c.title, c.info, c.entities)
+	heading := container.NewVBox(container.NewBorder(nil, nil, nil, c.app.overlay.button, c.title), c.info, c.entities)
 	transcript := container.NewBorder(heading, nil, nil, nil, c.view.buildUI(captionsHint))
 	// The intelligence of a file transcribed shows under its transcript,
 	// so the history beside keeps its height.
@@ -338,6 +338,7 @@ func (c *captionsTab) startLive() {
 	c.starting = true
 	c.shown = shownSession{title: "Live captions"}
 	c.view.reset("Listening… captions appear here as you speak.")
+	c.app.overlay.follow(c.view)
 	c.title.SetText("Live captions")
 	c.setInfo(joinDot(source, "connecting"))
 	c.entities.Hide()
@@ -436,6 +437,7 @@ func (c *captionsTab) applyLive(ls *liveSession, batch []sessions.Event) {
 		c.view.setInterim(nil)
 	}
 	c.view.commit()
+	c.app.overlay.follow(c.view)
 	if level != nil {
 		ls.level = level
 		if !ls.muted {
@@ -537,6 +539,7 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 	}
 	c.view.setInterim(nil)
 	c.view.commit()
+	c.app.overlay.follow(c.view)
 	c.level.SetLevel(math.Inf(-1))
 	if err != nil {
 		c.showError("live captions ended", err)
