@@ -205,8 +205,9 @@ type App struct {
 	// fileIntel shows a file transcription's intelligence (file.go).
 	fileIntel *fileIntelView
 
-	mics        []device.Device // the input devices last listed
-	micsLoading bool
+	mics         []device.Device // the input devices last listed
+	systemSounds []device.Device // the sources of the computer's sound last listed
+	micsLoading  bool
 
 	// historyWatchers are the history lists, told by historyChanged
 	// when a tab saved, renamed or deleted a record.
@@ -606,13 +607,18 @@ func (a *App) loadMicrophones() {
 	started := a.goAsync(func(ctx context.Context) {
 		qctx, cancel := context.WithTimeout(ctx, a.opts.queryTimeout())
 		devs, err := a.ws.Microphones(qctx)
+		// The computer's sound, where it can be heard: none is no fault.
+		sys, sysErr := a.ws.SystemSources(qctx)
+		if sysErr != nil {
+			a.log.Info("no source of the computer's sound", "err", sysErr)
+		}
 		cancel()
 		a.onUI(func() {
 			a.micsLoading = false
 			if err != nil {
 				a.log.Warn("list microphones", "err", err)
 			}
-			a.mics = devs
+			a.mics, a.systemSounds = devs, sys
 			a.captions.setMicrophones(devs, err)
 			a.converse.setMicrophones(devs)
 			a.settings.setMicrophones(devs)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -53,6 +54,7 @@ type captionsTab struct {
 	cancelFile *widget.Button
 
 	micIDs   []string // device ids of the picker's options, "" for the default
+	micKinds []string // what each option hears: store.CaptureMicrophone, CaptureSystem, CaptureBoth
 	settings store.Settings
 	starting bool         // a live session is being started
 	live     *liveSession // the live session, nil when none runs
@@ -219,10 +221,23 @@ func enable(w disabler, on bool) {
 	}
 }
 
-// setMicrophones fills the microphone picker, keeping the saved choice.
+// setMicrophones fills the picker of what captions hear, keeping the
+// saved choice: the microphones, then each source of the computer's sound
+// alone and with the microphone (a meeting: You and Others).
 func (c *captionsTab) setMicrophones(devs []device.Device, err error) {
 	options, ids := micChoices(devs, c.settings.InputDevice)
-	c.micIDs = ids
+	kinds := make([]string, len(ids))
+	for i := range kinds {
+		kinds[i] = store.CaptureMicrophone
+	}
+	for _, d := range c.app.systemSounds {
+		options, ids, kinds = append(options, d.Name), append(ids, d.ID), append(kinds, store.CaptureSystem)
+	}
+	for _, d := range c.app.systemSounds {
+		name := "Microphone and " + strings.ToLower(d.Name[:1]) + d.Name[1:]
+		options, ids, kinds = append(options, name), append(ids, d.ID), append(kinds, store.CaptureBoth)
+	}
+	c.micIDs, c.micKinds = ids, kinds
 	c.mic.Options = options
 	c.selectMic(c.settings.InputDevice)
 	idle := c.live == nil && !c.starting && c.file == nil
@@ -261,8 +276,28 @@ func deviceChoices(devs []device.Device, saved, def, missing string) (options, i
 	return options, ids
 }
 
-// selectMic shows the device id in the picker without saving it again.
-func (c *captionsTab) selectMic(id string) { selectDevice(c.mic, c.micIDs, id, defaultMic) }
+// selectMic shows what the settings hear in the picker without saving
+// it again: the microphone id (mic), or the computer's sound.
+func (c *captionsTab) selectMic(id string) {
+	kind := c.settings.CaptureSource
+	if kind == store.CaptureSystem || kind == store.CaptureBoth {
+		for i := range c.micIDs {
+			if i < len(c.micKinds) && c.micKinds[i] == kind && (c.micIDs[i] == c.settings.SystemDevice || c.settings.SystemDevice == "") && i < len(c.mic.Options) {
+				setSelected(c.mic, c.mic.Options[i])
+				return
+			}
+		}
+	}
+	selectDevice(c.mic, c.micIDs, id, defaultMic)
+}
+
+// selectedCapture is what the picker chose to hear, and the device id.
+func (c *captionsTab) selectedCapture() (kind, id string) {
+	if i := c.mic.SelectedIndex(); i >= 0 && i < len(c.micIDs) && i < len(c.micKinds) {
+		return c.micKinds[i], c.micIDs[i]
+	}
+	return store.CaptureMicrophone, ""
+}
 
 // selectDevice shows device id in a picker whose options stand for ids,
 // or def (the system's default) when id is not among them. It does not
@@ -275,22 +310,28 @@ func selectDevice(sel *widget.Select, ids []string, id, def string) {
 	setSelected(sel, def)
 }
 
-// selectedMic is the device id chosen in the picker.
+// selectedMic is the microphone chosen in the picker: "" for the
+// settings' (or the system's default) when it chose the computer's sound.
 func (c *captionsTab) selectedMic() string {
-	if i := c.mic.SelectedIndex(); i >= 0 && i < len(c.micIDs) {
-		return c.micIDs[i]
+	if kind, id := c.selectedCapture(); kind == store.CaptureMicrophone {
+		return id
 	}
 	return ""
 }
 
-// onMicChanged remembers the microphone chosen, in the settings.
+// onMicChanged remembers what captions hear, in the settings.
 func (c *captionsTab) onMicChanged(string) {
-	id := c.selectedMic()
-	if id == c.settings.InputDevice {
+	kind, id := c.selectedCapture()
+	s := c.settings
+	s.CaptureSource = kind
+	if kind == store.CaptureMicrophone {
+		s.InputDevice = id
+	} else {
+		s.SystemDevice = id
+	}
+	if s == c.settings {
 		return
 	}
-	s := c.settings
-	s.InputDevice = id
 	c.app.goAsync(func(ctx context.Context) {
 		err := c.app.ws.SaveSettings(ctx, s)
 		c.app.onUI(func() {
@@ -332,7 +373,8 @@ func (c *captionsTab) onStartStop() {
 // in batches, at most one per frame.
 func (c *captionsTab) startLive() {
 	source := c.mic.Selected
-	if c.selectedMic() == "" && c.settings.InputDevice != "" {
+	kind, chosen := c.selectedCapture()
+	if kind == store.CaptureMicrophone && chosen == "" && c.settings.InputDevice != "" {
 		source = "" // the saved microphone, named once history has it
 	}
 	c.starting = true
@@ -348,6 +390,12 @@ func (c *captionsTab) startLive() {
 	c.updateControls()
 
 	req := sessions.CaptionsRequest{DeviceID: c.selectedMic()}
+	switch kind {
+	case store.CaptureSystem:
+		req.Capture, req.SystemDeviceID = sessions.CaptureSystem, chosen
+	case store.CaptureBoth:
+		req.Capture, req.SystemDeviceID, req.DeviceID = sessions.CaptureBoth, chosen, c.settings.InputDevice
+	}
 	mute := make(chan bool, 1)
 	started := c.app.goAsync(func(ctx context.Context) {
 		capt, err := c.app.ws.StartCaptions(ctx, req)
@@ -553,6 +601,9 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 	c.updateControls()
 	c.app.historyChanged(store.KindCaptions)
 	c.app.loaded(partAuto, err)
+	if err == nil && ls.finals > 0 {
+		c.app.meetingStopped(ls.id) // notes, when the settings ask for them
+	}
 }
 
 // stopLive asks the live session to stop. Stopping waits for the
