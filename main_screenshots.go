@@ -35,7 +35,9 @@ type screenshot struct {
 // replayed in real time as the microphone, captioned at once; for
 // "conversation" LibriVox lines with pauses between them, replayed in
 // real time as the microphone, in a conversation started at once; for
-// "overlay" the same captions in the caption overlay; for
+// "overlay" the same captions in the caption overlay; for "meeting"
+// the reader at the microphone and the card player in the computer's
+// sound, heard both ways; for
 // "analyze" a made-up support call pasted and analysed by the local
 // engine; for "voices" a sentence spoken through the null backend.
 // "ready" is printed once the tab (for these, the whole recording, the
@@ -53,9 +55,12 @@ func (screenshotSetup) prepare(ctx context.Context, cfg *sessions.WorkspaceConfi
 // with the caption overlay shown over it.
 func (s screenshot) show(w *ui.App) error {
 	tab := s.tab
-	if tab == "overlay" {
+	switch tab {
+	case "overlay":
 		tab = "captions"
 		w.ShowOverlay()
+	case "meeting":
+		tab = "captions"
 	}
 	if tab != "" && !w.SelectTab(tab) {
 		return fmt.Errorf("no view named %q to capture", s.tab)
@@ -77,6 +82,16 @@ func setUpScreenshot(ctx context.Context, shot string, cfg *sessions.WorkspaceCo
 		}
 		cfg.Microphones = rec
 		s.InputDevice = recordingID
+		opts.AutoStart = true
+	case "meeting":
+		// A meeting heard both ways: the reader at the microphone, the
+		// card player in the computer's sound.
+		rec, err := loadRecording(ctx, recordingClips, 0.6, "Recording: a reader")
+		if err != nil {
+			return err
+		}
+		cfg.Microphones = rec.meeting()
+		s.InputDevice, s.CaptureSource, s.SystemDevice = recordingID, store.CaptureBoth, meetingSoundID
 		opts.AutoStart = true
 	case "conversation":
 		rec, err := loadRecording(ctx, conversationClips, 1.6, "Recording: a reader, pausing between lines")
@@ -174,6 +189,50 @@ var conversationClips = []string{
 type recording struct {
 	samples []int16
 	name    string
+	// clips are where each clip begins and ends in samples.
+	clips [][2]int
+}
+
+// meetingSoundID is the meeting screenshot's source of the computer's
+// sound.
+const meetingSoundID = "meeting-speakers"
+
+// meeting splits the recording in two, clip by clip: the first clip and
+// every other one on the microphone, the rest in the computer's sound,
+// each silent while the other speaks.
+func (r recording) meeting() meetingRecording {
+	you := append([]int16(nil), r.samples...)
+	others := make([]int16, len(r.samples))
+	for i, c := range r.clips {
+		if i%2 == 1 {
+			copy(others[c[0]:c[1]], r.samples[c[0]:c[1]])
+			clear(you[c[0]:c[1]])
+		}
+	}
+	return meetingRecording{you: recording{samples: you, name: r.name}, others: others}
+}
+
+// meetingRecording is a Microphones with a microphone and a source of the
+// computer's sound.
+type meetingRecording struct {
+	you    recording
+	others []int16
+}
+
+func (m meetingRecording) Devices(ctx context.Context) ([]device.Device, error) {
+	return m.you.Devices(ctx)
+}
+
+func (m meetingRecording) SystemDevices(context.Context) ([]device.Device, error) {
+	return []device.Device{{ID: meetingSoundID, Name: "Sound from Meeting Speakers", Default: true}}, nil
+}
+
+func (m meetingRecording) Open(ctx context.Context, id string) (audio.Source, error) {
+	if id == meetingSoundID {
+		f := audio.Format{Encoding: audio.EncodingLinear16, SampleRate: 16000, Channels: 1}
+		return audio.NewReplay(f, m.others, audio.ReplayConfig{Paced: true})
+	}
+	return m.you.Open(ctx, id)
 }
 
 // loadRecording joins clips with pause seconds of silence before the
@@ -182,6 +241,7 @@ func loadRecording(ctx context.Context, clips []string, pause float64, name stri
 	const rate = 16000
 	gap := make([]float32, int(pause*rate))
 	all := gap
+	var spans [][2]int
 	for _, clip := range clips {
 		f, err := os.Open(speechData + clip)
 		if err != nil {
@@ -195,9 +255,10 @@ func loadRecording(ctx context.Context, clips []string, pause float64, name stri
 		if b.SampleRate != rate || b.Channels != 1 {
 			return recording{}, fmt.Errorf("%s: %d Hz, %d channels; want 16 kHz mono", clip, b.SampleRate, b.Channels)
 		}
+		spans = append(spans, [2]int{len(all), len(all) + len(b.Samples)})
 		all = append(append(all, b.Samples...), gap...)
 	}
-	return recording{samples: audio.Float32ToInt16(nil, all), name: name}, nil
+	return recording{samples: audio.Float32ToInt16(nil, all), name: name, clips: spans}, nil
 }
 
 func (r recording) Devices(context.Context) ([]device.Device, error) {

@@ -50,6 +50,10 @@ type Pair struct {
 	rmu     sync.Mutex // held by Read: Close frees the canceller after it
 	closed  bool
 	pending []int16 // the first's 16 kHz audio not yet framed
+	// quiet counts the frames since the second last carried sound: the
+	// canceller's output is used only while an echo of it can still be
+	// in the first; otherwise the first goes as it came.
+	quiet int
 	fbuf    []float32
 	out     []int16
 	cleaned []int16
@@ -66,7 +70,8 @@ func NewPair(first, second Source, cfg PairConfig) (*Pair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audio: pair: %w", err)
 	}
-	p := &Pair{first: first, second: second, firstConv: fc}
+	// Quiet until the computer plays: nothing to cancel yet.
+	p := &Pair{first: first, second: second, firstConv: fc, quiet: echoFrames + 1}
 	if cfg.EchoCancel {
 		if p.echo, err = NewEchoCanceller(SpeechRate, DefaultEchoTail); err != nil {
 			return nil, fmt.Errorf("audio: pair: %w", err)
@@ -142,7 +147,14 @@ func (p *Pair) Read(ctx context.Context) ([]int16, error) {
 		if err := p.echo.Process(p.cleaned, mic, sys); err != nil {
 			return nil, err
 		}
-		mic = p.cleaned
+		if peak(sys) > quietPeak {
+			p.quiet = 0
+		} else {
+			p.quiet++
+		}
+		if p.quiet <= echoFrames {
+			mic = p.cleaned
+		}
 	}
 	p.out = p.out[:0]
 	for i := range pairFrame {
@@ -150,6 +162,22 @@ func (p *Pair) Read(ctx context.Context) ([]int16, error) {
 	}
 	p.pending = append(p.pending[:0], p.pending[pairFrame:]...)
 	return p.out, nil
+}
+
+// quietPeak is the loudest a frame of the computer's sound can be and
+// still make no echo worth cancelling (-60 dBFS).
+const quietPeak = 32
+
+// echoFrames is how long, in frames, an echo of the computer's sound can
+// linger in the microphone: the canceller's tail.
+var echoFrames = int(DefaultEchoTail / (pairFrame * time.Second / SpeechRate))
+
+func peak(p []int16) int {
+	m := 0
+	for _, v := range p {
+		m = max(m, int(v), -int(v))
+	}
+	return m
 }
 
 // Dropped is how much of the second source was dropped because it ran

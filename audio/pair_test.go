@@ -120,7 +120,7 @@ func TestPairEchoCancel(t *testing.T) {
 		// Both sources in step, as two devices recording the same
 		// moments are: the first hands the second its frame as it reads
 		// its own.
-		ls := &lockstep{frames: make(chan []int16, 1)}
+		ls := &lockstep{frames: make(chan []int16), asked: make(chan struct{}, 1)}
 		p, err := NewPair(&feeder{pcm: echo, step: ls}, ls, PairConfig{EchoCancel: cancel})
 		if err != nil {
 			t.Fatal(err)
@@ -171,13 +171,21 @@ func (f *feeder) Close() error { return nil }
 // lockstep is a second source that delivers a frame when the first
 // hands it one.
 type lockstep struct {
-	pcm    []int16
-	frames chan []int16
+	pcm     []int16
+	frames  chan []int16
+	asked   chan struct{} // the pair came back for another frame
+	started bool          // Read was called before
 }
 
 func (l *lockstep) give(ctx context.Context, from, to int) error {
 	select {
 	case l.frames <- l.pcm[from:to]:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// The pair asks for the next frame once it has queued this one.
+	select {
+	case <-l.asked:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -189,6 +197,10 @@ func (l *lockstep) Format() Format {
 }
 
 func (l *lockstep) Read(ctx context.Context) ([]int16, error) {
+	if l.started {
+		l.asked <- struct{}{}
+	}
+	l.started = true
 	select {
 	case f := <-l.frames:
 		return f, nil
@@ -198,3 +210,21 @@ func (l *lockstep) Read(ctx context.Context) ([]int16, error) {
 }
 
 func (l *lockstep) Close() error { return nil }
+
+// TestPairQuietOthers: while the computer plays nothing, the microphone
+// goes as it came, untouched by the canceller.
+func TestPairQuietOthers(t *testing.T) {
+	you := pairTone(300, 1, 8000)
+	ls := &lockstep{frames: make(chan []int16), asked: make(chan struct{}, 1), pcm: make([]int16, len(you))}
+	p, err := NewPair(&feeder{pcm: you, step: ls}, ls, PairConfig{EchoCancel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	first, _ := readPair(t, p)
+	for i := range you {
+		if first[i] != you[i] {
+			t.Fatalf("sample %d is %d, the microphone's %d", i, first[i], you[i])
+		}
+	}
+}

@@ -207,6 +207,7 @@ type App struct {
 
 	mics         []device.Device // the input devices last listed
 	systemSounds []device.Device // the sources of the computer's sound last listed
+	micsListed   bool            // the devices have been listed once
 	micsLoading  bool
 
 	// historyWatchers are the history lists, told by historyChanged
@@ -328,7 +329,8 @@ func (a *App) load() {
 	app.analyze.reload()
 	app.loadMicrophones()
 	if opts.AutoStart {
-		app.captions.onStartStop()
+		// Once the settings are read: they say what captions hear.
+		app.captions.autoStart = true
 	} else if opts.AutoConverse {
 		app.converse.ui.ensure()
 		app.converse.onStartStop()
@@ -618,7 +620,7 @@ func (a *App) loadMicrophones() {
 			if err != nil {
 				a.log.Warn("list microphones", "err", err)
 			}
-			a.mics, a.systemSounds = devs, sys
+			a.mics, a.systemSounds, a.micsListed = devs, sys, true
 			a.captions.setMicrophones(devs, err)
 			a.converse.setMicrophones(devs)
 			a.settings.setMicrophones(devs)

@@ -55,11 +55,14 @@ type captionsTab struct {
 
 	micIDs   []string // device ids of the picker's options, "" for the default
 	micKinds []string // what each option hears: store.CaptureMicrophone, CaptureSystem, CaptureBoth
-	settings store.Settings
-	starting bool         // a live session is being started
-	live     *liveSession // the live session, nil when none runs
-	file     *fileJob     // the file transcription, nil when none runs
-	shown    shownSession // what the caption view shows
+	// autoStart starts live captions once the settings are read
+	// (Options.AutoStart).
+	autoStart bool
+	settings  store.Settings
+	starting  bool         // a live session is being started
+	live      *liveSession // the live session, nil when none runs
+	file      *fileJob     // the file transcription, nil when none runs
+	shown     shownSession // what the caption view shows
 }
 
 // shownSession is the session in the caption view, the one Export saves.
@@ -293,8 +296,13 @@ func (c *captionsTab) selectMic(id string) {
 
 // selectedCapture is what the picker chose to hear, and the device id.
 func (c *captionsTab) selectedCapture() (kind, id string) {
-	if i := c.mic.SelectedIndex(); i >= 0 && i < len(c.micIDs) && i < len(c.micKinds) {
+	if i := c.mic.SelectedIndex(); c.app.micsListed && i >= 0 && i < len(c.micIDs) && i < len(c.micKinds) {
 		return c.micKinds[i], c.micIDs[i]
+	}
+	// The devices are not listed yet: what the settings hear.
+	switch kind := c.settings.CaptureSource; kind {
+	case store.CaptureSystem, store.CaptureBoth:
+		return kind, c.settings.SystemDevice
 	}
 	return store.CaptureMicrophone, ""
 }
@@ -348,6 +356,12 @@ func (c *captionsTab) onMicChanged(string) {
 // format they name.
 func (c *captionsTab) settingsChanged(s store.Settings) {
 	c.settings = s
+	if c.autoStart {
+		defer func() {
+			c.autoStart = false
+			c.onStartStop()
+		}()
+	}
 	if len(c.micIDs) > 0 && !slices.Contains(c.micIDs, s.InputDevice) {
 		c.setMicrophones(c.app.mics, nil)
 		return

@@ -104,7 +104,9 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	h.tab.app.watchHistory(func(string) { h.reload() })
 
 	top := container.NewVBox(h.heading, h.search)
-	buttons := container.NewVBox(container.NewGridWithColumns(2, h.open, h.export, h.rename, h.del), h.notesB)
+	// Three a row: the list keeps the height of the tab beside the
+	// intelligence of a file.
+	buttons := container.NewGridWithColumns(3, h.open, h.export, h.notesB, h.rename, h.del)
 	body := container.NewStack(h.list, container.NewVBox(h.empty))
 	return container.NewPadded(container.NewBorder(top, buttons, nil, nil, body))
 }
@@ -550,7 +552,7 @@ func (c *captionsTab) openSession(s store.Session) {
 			c.app.fileIntel.show(s.Title, t.Response)
 			opened := "Opened “" + s.Title + "”."
 			if hasNotes {
-				opened += " It has meeting notes: Meeting notes shows them."
+				opened += " It has meeting notes: Notes shows them."
 			}
 			c.setStatus(opened, widget.MediumImportance)
 		})

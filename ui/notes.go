@@ -94,10 +94,10 @@ func (a *App) notesOnStop(ctx context.Context, sessionID int64) bool {
 	return err == nil && m.Words() >= 2
 }
 
-// newMeetingNotesButton is a Meeting notes button: tapped, it offers
+// newMeetingNotesButton is a Notes button: tapped, it offers
 // the notes of the meeting sessionID returns then (nothing for 0).
 func (a *App) newMeetingNotesButton(sessionID func() int64) *widget.Button {
-	return widget.NewButtonWithIcon("Meeting notes", theme.DocumentIcon(), func() { a.offerMeetingNotes(sessionID()) })
+	return widget.NewButtonWithIcon("Notes", theme.DocumentIcon(), func() { a.offerMeetingNotes(sessionID()) })
 }
 
 // notesView returns the History list's notes dialog, built on first use.

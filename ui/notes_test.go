@@ -150,7 +150,7 @@ func TestMeetingNotesView(t *testing.T) {
 	h.selectSession(t, file)
 	h.waitFor(t, "the file to open", func() bool { return h.captions.shown.id == file })
 	h.selectSession(t, meeting)
-	want := "Opened “Standup”. It has meeting notes: Meeting notes shows them."
+	want := "Opened “Standup”. It has meeting notes: Notes shows them."
 	h.waitFor(t, want, func() bool { return h.captions.status.Text == want })
 	h.ui(func() { test.Tap(hp.notesB) })
 	h.waitFor(t, "the saved notes", func() bool { return v.shown() && v.notes != nil && v.working == nil })
