@@ -8,10 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/earshot-app/earshot/internal/testkit"
 )
 
 // overlayWM is the window manager TestOverlayAboveOtherWindows runs:
@@ -167,7 +168,7 @@ func (x *xTools) mapState(win string) string {
 func (x *xTools) startWM() {
 	x.t.Helper()
 	wm := x.command(context.Background(), overlayWM, "--sm-disable")
-	var out lockedBuffer
+	var out testkit.Buffer
 	wm.Stdout, wm.Stderr = &out, &out
 	if err := wm.Start(); err != nil {
 		x.t.Fatal(err)
@@ -296,7 +297,7 @@ func (x *xTools) waitPrefs(home, what string, cond func(map[string]any) bool) {
 type overlayApp struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testkit.Buffer
 	exited chan struct{}
 	err    error // once exited is closed
 }
@@ -309,7 +310,7 @@ func startOverlayApp(t *testing.T, env []string) *overlayApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &overlayApp{t: t, cmd: exec.Command(self), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	a := &overlayApp{t: t, cmd: exec.Command(self), stderr: &testkit.Buffer{}, exited: make(chan struct{})}
 	a.cmd.Env = env
 	a.cmd.Stderr = a.stderr
 	// What the app starts may keep its output open after it ends.
@@ -378,22 +379,4 @@ func (a *overlayApp) quit() {
 	case <-time.After(quitGrace + overlayPatience):
 		a.t.Fatalf("the app was still running %v after SIGTERM\n%s", quitGrace+overlayPatience, a.stderr.String())
 	}
-}
-
-// lockedBuffer collects a process's output while the test may read it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -53,7 +53,7 @@ type Pair struct {
 	// quiet counts the frames since the second last carried sound: the
 	// canceller's output is used only while an echo of it can still be
 	// in the first; otherwise the first goes as it came.
-	quiet int
+	quiet   int
 	fbuf    []float32
 	out     []int16
 	cleaned []int16

@@ -5,59 +5,53 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
 // listDevices prints the microphones, one a line: its ID (for --device),
-// its name, and which one the system uses by default.
+// its name, and which one the system uses by default; then the sources of
+// the computer's sound (for --source system).
 func listDevices(ctx context.Context, env Env, ws *Workspace) error {
 	devs, err := ws.Microphones(ctx)
 	if err != nil {
 		return fmt.Errorf("list the microphones: %w", err)
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	if len(devs) == 0 {
 		fmt.Fprintln(env.Stderr, "No microphones were found.")
-	} else {
-		fmt.Fprintln(tw, "ID\tNAME")
+	} else if err := printDevices(env.Stdout, "ID", devs, " (default)"); err != nil {
+		return err
 	}
-	for _, d := range devs {
-		def := ""
-		if d.Default {
-			def = " (default)"
-		}
-		fmt.Fprintf(tw, "%s\t%s%s\n", d.ID, d.Name, def)
-	}
-	// The computer's sound, for --source system or both.
 	sys, err := ws.SystemSources(ctx)
 	if err != nil {
-		if err := tw.Flush(); err != nil {
-			return err
-		}
 		fmt.Fprintf(env.Stderr, "The computer's sound cannot be heard: %s\n", plainError(err))
 		return nil
-	}
-	if err := tw.Flush(); err != nil {
-		return err
 	}
 	if len(devs) > 0 {
 		fmt.Fprintln(env.Stdout)
 	}
-	tw = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID (--source system)\tNAME")
-	for _, d := range sys {
-		def := ""
+	return printDevices(env.Stdout, "ID (--source system)", sys, " (the output in use)")
+}
+
+// printDevices prints a table of devices under a heading of its ID
+// column, the default one marked with def.
+func printDevices(w io.Writer, idHeading string, devs []device.Device, def string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\tNAME\n", idHeading)
+	for _, d := range devs {
+		mark := ""
 		if d.Default {
-			def = " (the output in use)"
+			mark = def
 		}
-		fmt.Fprintf(tw, "%s\t%s%s\n", d.ID, d.Name, def)
+		fmt.Fprintf(tw, "%s\t%s%s\n", d.ID, d.Name, mark)
 	}
 	return tw.Flush()
 }

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/internal/pulsetest"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -51,7 +51,7 @@ func TestCaptionsOfTheComputersSound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct := wordErrorRate(want, file.Response.Results.Channels[0].Alternatives[0].Transcript)
+	direct := testkit.WordErrorRate(want, file.Response.Results.Channels[0].Alternatives[0].Transcript)
 
 	c, err := ws.StartCaptions(ctx, sessions.CaptionsRequest{Capture: sessions.CaptureSystem})
 	if err != nil {
@@ -129,38 +129,9 @@ func TestCaptionsOfTheComputersSound(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
-	live := wordErrorRate(want, strings.Join(finals, " "))
+	live := testkit.WordErrorRate(want, strings.Join(finals, " "))
 	t.Logf("word error rate: %.2f from the computer's sound, %.2f from the file\nheard: %s\nwant:  %s", live, direct, strings.Join(finals, " "), want)
 	if live > direct+0.05 {
 		t.Errorf("captions of the computer's sound have a word error rate of %.2f, the file %.2f: more than 5 points worse", live, direct)
 	}
-}
-
-// wordErrorRate is the word error rate of hyp against ref, ignoring case
-// and punctuation.
-func wordErrorRate(ref, hyp string) float64 {
-	norm := func(s string) []string {
-		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
-	}
-	r, h := norm(ref), norm(hyp)
-	if len(r) == 0 {
-		return float64(len(h))
-	}
-	prev := make([]int, len(h)+1)
-	cur := make([]int, len(h)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(r); i++ {
-		cur[0] = i
-		for j := 1; j <= len(h); j++ {
-			sub := prev[j-1]
-			if r[i-1] != h[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(h)]) / float64(len(r))
 }

@@ -69,28 +69,8 @@ func recognise(t testing.TB, pcm []int16, rate int) string {
 	return strings.Join(texts, " ")
 }
 
-// wordErrorRate is the word-level edit distance from ref to hyp over the
-// number of reference words.
-func wordErrorRate(ref, hyp string) float64 {
-	r, h := testkit.Words(ref), testkit.Words(hyp)
-	prev := make([]int, len(h)+1)
-	cur := make([]int, len(h)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(r); i++ {
-		cur[0] = i
-		for j := 1; j <= len(h); j++ {
-			sub := prev[j-1]
-			if r[i-1] != h[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(h)]) / float64(len(r))
-}
+// wordErrorRate is testkit's.
+func wordErrorRate(ref, hyp string) float64 { return testkit.WordErrorRate(ref, hyp) }
 
 func TestWordErrorRate(t *testing.T) {
 	for _, tt := range []struct {

@@ -5,15 +5,15 @@
 package pulsetest
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/earshot-app/earshot/internal/testkit"
 )
 
 // Sink and SinkDescription name the null sink: the meeting's sound plays
@@ -51,7 +51,7 @@ func Start(t *testing.T) {
 	)
 	// Its own home and runtime folder: nothing of the machine's.
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_RUNTIME_DIR="+dir, "XDG_CONFIG_HOME="+dir)
-	var log lockedBuffer
+	var log testkit.Buffer
 	cmd.Stderr = &log
 	if err := cmd.Start(); err != nil {
 		cancel()
@@ -93,23 +93,4 @@ func Start(t *testing.T) {
 			}
 		}
 	}
-}
-
-// lockedBuffer is the server's log, written by exec's copier and read by
-// the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -74,3 +74,29 @@ func WordOverlap(a, b string) float64 {
 	}
 	return 2 * float64(prev[len(y)]) / float64(len(x)+len(y))
 }
+
+// WordErrorRate is the word-level edit distance from the words of ref to
+// those of hyp over the number of reference words.
+func WordErrorRate(ref, hyp string) float64 {
+	r, h := Words(ref), Words(hyp)
+	if len(r) == 0 {
+		return float64(len(h))
+	}
+	prev := make([]int, len(h)+1)
+	cur := make([]int, len(h)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(r); i++ {
+		cur[0] = i
+		for j := 1; j <= len(h); j++ {
+			sub := prev[j-1]
+			if r[i-1] != h[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return float64(prev[len(h)]) / float64(len(r))
+}
