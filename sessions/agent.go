@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -143,6 +145,14 @@ type AgentSession struct {
 	spokeAt time.Time
 	typed   bool            // spokeAt is a typed message's
 	sound   *agentRecording // what history keeps of the sound; the loop's
+
+	// Barge-in stops the speaker as the receiver reads UserStartedSpeaking,
+	// not when the loop, which may be busy with the microphone, gets to
+	// it. stopMu guards stopPlayer, the loop's player (nil once closed).
+	stopMu     sync.Mutex
+	stopPlayer Player
+	bargeAt    atomic.Int64 // when the last UserStartedSpeaking was read (clock, UnixNano)
+	stoppedAt  atomic.Int64 // when the receiver then stopped the speaker; 0 when it did not
 }
 
 // Events of an agent session.
@@ -395,6 +405,37 @@ type micFrame struct {
 	queued time.Duration
 }
 
+// receive reads the next message; UserStartedSpeaking stops the agent's
+// voice at once (see bargeIn).
+func (a *AgentSession) receive(ctx context.Context) (api.AgentMessage, error) {
+	m, err := a.conn.Next(ctx)
+	if _, ok := m.(*api.UserStartedSpeaking); ok {
+		a.bargeIn()
+	}
+	return m, err
+}
+
+// bargeIn stops the speaker if the agent's voice is playing: the person
+// spoke over it. The loop drops what it had received of the reply and not
+// yet played.
+func (a *AgentSession) bargeIn() {
+	a.bargeAt.Store(a.clock.Now().UnixNano())
+	a.stoppedAt.Store(0)
+	a.stopMu.Lock()
+	defer a.stopMu.Unlock()
+	if p := a.stopPlayer; p != nil && p.Queued() > 0 {
+		p.Stop()
+		a.stoppedAt.Store(a.clock.Now().UnixNano())
+	}
+}
+
+// setPlayer changes the player the receiver may stop.
+func (a *AgentSession) setPlayer(p Player) {
+	a.stopMu.Lock()
+	a.stopPlayer = p
+	a.stopMu.Unlock()
+}
+
 // run is the session's loop.
 func (a *AgentSession) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -408,10 +449,12 @@ func (a *AgentSession) run(ctx context.Context) error {
 		wg.Wait()
 	}()
 	msgs := make(chan received[api.AgentMessage], 64)
+	a.setPlayer(a.cfg.Player)
+	defer a.setPlayer(nil)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		pump(ctx, a.clock, a.conn.Next, msgs)
+		pump(ctx, a.clock, a.receive, msgs)
 	}()
 	mic := make(chan micFrame, 64)
 	micErr := make(chan error, 1)
@@ -623,6 +666,11 @@ loop:
 			}
 			switch m := r.msg.(type) {
 			case *api.AgentAudio:
+				if b := a.bargeAt.Load(); b != 0 && r.at.UnixNano() < b {
+					// Received before a barge-in the receiver has acted
+					// on: the person spoke over it.
+					continue
+				}
 				if bargedIn {
 					// The rest of a reply the person spoke over, sent
 					// before the agent heard them: never played.
@@ -649,8 +697,9 @@ loop:
 					if until := a.clock.Now().Add(p.Queued() + halfDuplexTail); until.After(playingUntil) {
 						playingUntil = until // the gate holds until this has played
 					}
-					if err != nil {
+					if err != nil && !errors.Is(err, device.ErrInterrupted) { // interrupted: a barge-in stopped it
 						a.emit(&NoSpeakerEvent{Err: &SpeakerError{Err: err}})
+						a.setPlayer(nil)
 						_ = p.Close()
 						a.cfg.Player = nil
 					}
@@ -665,6 +714,10 @@ loop:
 					}
 				}
 				ev.StoppedIn = a.clock.Now().Sub(r.at)
+				if stopped := a.stoppedAt.Load(); stopped != 0 {
+					// The receiver stopped it as it read the message.
+					ev.StoppedIn = time.Duration(max(0, stopped-a.bargeAt.Load()))
+				}
 				if speaking {
 					sound.cut(a.clock.Now().Sub(start))
 				}
