@@ -109,6 +109,8 @@ type Engine struct {
 	llm     LLMEndpoint
 
 	closeOnce sync.Once
+
+	served servedLog // what the engine served, for /v1/projects (projects.go)
 }
 
 // New checks cfg and returns an engine. It checks that the speech model's
@@ -302,6 +304,9 @@ func (e *Engine) handlerFor(h host) http.Handler {
 		if !ok && h == mainHost && strings.HasPrefix(path, api.PathModels+"/") {
 			rt, ok = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleModel}}, true
 		}
+		if !ok && h == mainHost {
+			rt, ok = e.projectRoute(path)
+		}
 		if !ok {
 			e.notFound(w, r, h, path)
 			return
@@ -331,7 +336,7 @@ func (e *Engine) handlerFor(h host) http.Handler {
 			return
 		}
 		defer e.limit.release(weightRequest)
-		handler(w, r)
+		e.recordServed(path, handler)(w, r)
 	})
 }
 
@@ -346,7 +351,7 @@ func (e *Engine) notFound(w http.ResponseWriter, r *http.Request, h host, path s
 			writeError(w, r, http.StatusNotFound, api.CodeNotFound, "Project management is not served on regional hosts; use the global host.")
 			return
 		}
-		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "The local engine does not offer project management.")
+		writeError(w, r, http.StatusNotFound, api.CodeNotFound, "Project management is served on the main host, not on the voice agent's.")
 	case strings.HasPrefix(path, "/v1/agent/") && h == mainHost && !e.cfg.Region.Regional():
 		// Globally the agent has a host of its own; in a region its paths
 		// are routed on the main host, so an unknown one is just unknown.

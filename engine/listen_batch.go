@@ -75,6 +75,8 @@ func (e *Engine) handleListenBatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusInternalServerError, api.CodeInternalServerError, "The transcription failed: "+err.Error())
 		return
 	}
+	model, _ := resolveListenModel(plan.opts.Model)
+	noteAudio(ctx, resp.Metadata.Duration, resp.Metadata.Channels, model)
 	writeJSON(w, http.StatusOK, resp)
 }
 

@@ -110,6 +110,8 @@ func (e *Engine) handleListenStream(w http.ResponseWriter, r *http.Request) {
 	s.socket = sock
 	s.created = e.now()
 	s.run(e.ctx, s.process)
+	model, _ := resolveListenModel(plan.opts.Model)
+	noteAudio(r.Context(), float64(s.chans[0].samples)/sphinx.SampleRate, len(s.chans), model)
 }
 
 // Messages of a recogniser that could not be had, before the error.
