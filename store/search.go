@@ -34,6 +34,7 @@ type Hit struct {
 	// between HighlightStart and HighlightEnd, elided parts shown as "…".
 	Snippet string
 	Start   float64 // seconds into the session; 0 for a file transcript
+	Title   string  // the session's title
 }
 
 // Search finds caption segments and file transcripts that contain every
@@ -42,7 +43,10 @@ type Hit struct {
 // operators and other search syntax are matched literally, never parsed,
 // so no input makes Search fail. A query with no word finds nothing.
 // limit <= 0 means DefaultHits; it is capped at MaxHits. With kinds, only
-// sessions of those kinds are searched.
+// sessions of those kinds are searched. A query matching more than
+// rankWindow caption segments is ranked among the newest rankWindow of
+// them, and a query of several words without bm25's inverse document
+// frequency (see searchRows).
 func (d *DB) Search(ctx context.Context, query string, limit int, kinds ...string) ([]Hit, error) {
 	match := matchQuery(query)
 	if match == "" {
@@ -52,17 +56,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int, kinds ...strin
 		limit = DefaultHits
 	}
 	limit = min(limit, MaxHits)
-	where, args := `history_fts MATCH ?`, []any{snippetTokens, match}
-	if len(kinds) > 0 {
-		where += ` AND session_id IN (SELECT id FROM sessions WHERE kind IN (?` + strings.Repeat(`, ?`, len(kinds)-1) + `))`
-		for _, k := range kinds {
-			args = append(args, k)
-		}
-	}
-	rows, err := d.r.QueryContext(ctx, `SELECT rowid, session_id, start,
-			snippet(history_fts, 0, char(2), char(3), '…', ?)
-		FROM history_fts WHERE `+where+`
-		ORDER BY rank LIMIT ?`, append(args, limit)...)
+	rows, err := d.searchRows(ctx, match, limit, kinds)
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
 	}
@@ -73,7 +67,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int, kinds ...strin
 			h     Hit
 			rowid int64
 		)
-		if err := rows.Scan(&rowid, &h.SessionID, &h.Start, &h.Snippet); err != nil {
+		if err := rows.Scan(&rowid, &h.SessionID, &h.Start, &h.Snippet, &h.Title); err != nil {
 			return nil, fmt.Errorf("store: search: %w", err)
 		}
 		if rowid > 0 { // see migration 2: negative rowids are transcripts
