@@ -154,23 +154,10 @@ func lcsShare(got []api.Word, want string) float64 {
 	for i, w := range got {
 		x[i] = w.Word
 	}
-	y := testkit.Words(want)
 	if len(x) == 0 {
 		return 0
 	}
-	prev := make([]int, len(y)+1)
-	cur := make([]int, len(y)+1)
-	for i := range x {
-		for j := range y {
-			if x[i] == y[j] {
-				cur[j+1] = prev[j] + 1
-			} else {
-				cur[j+1] = max(prev[j+1], cur[j])
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(y)]) / float64(len(x))
+	return float64(testkit.CommonWords(x, testkit.Words(want))) / float64(len(x))
 }
 
 // checkMetadataOnce checks that msgs end with the one Metadata of a

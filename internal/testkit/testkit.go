@@ -60,6 +60,12 @@ func WordOverlap(a, b string) float64 {
 	if len(x)+len(y) == 0 {
 		return 1
 	}
+	return 2 * float64(CommonWords(x, y)) / float64(len(x)+len(y))
+}
+
+// CommonWords is the length of the longest common subsequence of two
+// lists of words: how many of them appear in both, in order.
+func CommonWords(x, y []string) int {
 	prev := make([]int, len(y)+1)
 	cur := make([]int, len(y)+1)
 	for i := range x {
@@ -72,7 +78,7 @@ func WordOverlap(a, b string) float64 {
 		}
 		prev, cur = cur, prev
 	}
-	return 2 * float64(prev[len(y)]) / float64(len(x)+len(y))
+	return prev[len(y)]
 }
 
 // WordErrorRate is the word-level edit distance from the words of ref to
