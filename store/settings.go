@@ -68,6 +68,11 @@ type Settings struct {
 	// llama.cpp's server, LM Studio), its address up to /v1, that the
 	// local engine's voice agent can think with; "" for none.
 	AgentLLM string
+
+	// KeepAudio keeps the audio of transcriptions (live captions,
+	// conversations, files) with their text, as Ogg Opus, so they can be
+	// played back and run again.
+	KeepAudio bool
 }
 
 // DefaultSettings returns the settings of a new installation: the hosted
@@ -92,6 +97,8 @@ func DefaultSettings() Settings {
 		AnalyzeSentiment: true,
 		AnalyzeTopics:    true,
 		AnalyzeIntents:   true,
+
+		KeepAudio: true,
 	}
 }
 
@@ -174,6 +181,7 @@ var settingFields = []struct {
 	}},
 	{"system_device", func(s *Settings) any { return &s.SystemDevice }, nil},
 	{"agent_llm", func(s *Settings) any { return &s.AgentLLM }, func(s Settings) error { return CheckLLMURL(s.AgentLLM) }},
+	{"keep_audio", func(s *Settings) any { return &s.KeepAudio }, nil},
 }
 
 // Validate reports the first setting that is not acceptable, wrapped in
