@@ -125,6 +125,8 @@ func (e *Engine) handleAgent(w http.ResponseWriter, r *http.Request) {
 	s := &agentSession{socket: sock, dec: dec, pending: map[string]chan string{}, historyOn: true}
 	defer s.closeAll()
 	s.run(e.ctx, s.process)
+	// run has waited for the processor, the only writer of heard.
+	noteAudio(r.Context(), float64(s.heard)/sphinx.SampleRate, 1, "")
 }
 
 // agentSession is one conversation. The processor (process) owns every
@@ -138,6 +140,7 @@ type agentSession struct {
 	settings  api.AgentSettings
 	ear       *agentEar
 	audioIn   *audio.SpeechDecoder
+	heard     int64 // samples of the person's voice received, for the usage
 	mouth     agentMouth
 	thinkers  []thinker
 	prompt    string

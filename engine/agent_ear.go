@@ -88,6 +88,7 @@ func (s *agentSession) hear(ctx context.Context, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("the audio could not be decoded; check that audio.input matches what is sent: %w", err)
 	}
+	s.heard += int64(len(pcm))
 	evs, err := s.ear.feed(pcm)
 	if err != nil {
 		s.e.log.Error("recogniser failed", "request_id", s.rid, "err", err)

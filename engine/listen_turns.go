@@ -140,6 +140,8 @@ func (e *Engine) handleTurnStream(w http.ResponseWriter, r *http.Request) {
 		s.send(api.Connected{RequestID: s.rid, SequenceID: s.nextSeq()})
 		return s.process(ctx, in, writeFailed)
 	})
+	// run has waited for the processor, the only writer of samples.
+	noteAudio(r.Context(), float64(s.samples)/sphinx.SampleRate, 1, turnModelName)
 }
 
 // turnSession is one /v2/listen stream. As with /v1/listen, three

@@ -124,6 +124,21 @@ func noteAudio(ctx context.Context, seconds float64, channels int, model string)
 	}
 }
 
+// noteChars records the characters a stream accepted for synthesis, for
+// the project's usage. It does nothing outside a recorded request.
+func noteChars(ctx context.Context, chars int, model string) {
+	n, _ := ctx.Value(servedNoteKey{}).(*servedNote)
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.chars += chars
+	if model != "" {
+		n.model = model
+	}
+}
+
 // servedEndpoints are the paths whose requests are recorded, with the
 // endpoint name the usage figures group them under.
 var servedEndpoints = map[string]string{

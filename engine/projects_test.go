@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/coder/websocket"
+
 	"github.com/earshot-app/earshot/api"
 )
 
@@ -360,5 +362,80 @@ func TestProjectRecordsBounded(t *testing.T) {
 		if got, want := lastSeen[byte('0'+w)], fmt.Sprintf("%d-%d", w, each-1); got != want {
 			t.Errorf("writer %d: newest kept %q, want %q", w, got, want)
 		}
+	}
+}
+
+// TestProjectUsageOfStreams checks that what the streams served is in the
+// usage: the characters of a synthesis over the WebSocket and the audio of
+// a turn-aware stream.
+func TestProjectUsageOfStreams(t *testing.T) {
+	l := startEngine(t, Config{})
+	c := newClient(t, l)
+	ctx := testContext(t, 2*time.Minute)
+
+	st, err := c.SpeakStream(ctx, api.SpeakOptions{Model: "aura-2-thalia-en"})
+	if err != nil {
+		t.Fatalf("SpeakStream: %v", err)
+	}
+	texts := []string{"Counting what the stream spoke, ", "word by word."}
+	chars := 0
+	for _, s := range texts {
+		if err := st.Speak(ctx, s); err != nil {
+			t.Fatalf("Speak: %v", err)
+		}
+		chars += utf8.RuneCountInString(s)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	for {
+		m, err := st.Next(ctx)
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		if m.MessageType() == api.TypeFlushed {
+			break
+		}
+	}
+	if err := st.CloseStream(ctx); err != nil {
+		t.Fatalf("CloseStream: %v", err)
+	}
+	for {
+		if _, err := st.Next(ctx); err != nil {
+			break
+		}
+	}
+	st.Close()
+
+	pcm := clipSamples(t, "0880")
+	turnSeconds := float64(len(pcm)) / 16000
+	tc := openTurns(t, ctx, l, "model=flux-general-en&encoding=linear16&sample_rate=16000")
+	tc.sendAudio(t, ctx, pcm)
+	tc.sendText(t, ctx, `{"type":"CloseStream"}`)
+	if _, err := tc.drain(t, ctx); websocket.CloseStatus(err) != websocket.StatusNoStatusRcvd {
+		t.Fatalf("turn stream ended with %v", err)
+	}
+
+	list := waitRequests(t, c, 2)
+	if len(list.Requests) != 2 {
+		t.Fatalf("%d requests recorded, want the 2 streams", len(list.Requests))
+	}
+	b, err := c.ProjectUsageBreakdown(ctx, localProjectID, api.UsageQuery{Grouping: []string{"endpoint"}})
+	if err != nil {
+		t.Fatalf("ProjectUsageBreakdown: %v", err)
+	}
+	got := map[string]api.UsageBreakdownResult{}
+	for _, r := range b.Results {
+		g := got[r.Grouping.Endpoint]
+		g.Requests += r.Requests
+		g.Hours += r.Hours
+		g.TTSCharacters += r.TTSCharacters
+		got[r.Grouping.Endpoint] = g
+	}
+	if got["speak"].Requests != 1 || got["speak"].TTSCharacters != chars {
+		t.Errorf("speak usage %+v, want 1 request of %d characters", got["speak"], chars)
+	}
+	if got["listen"].Requests != 1 || math.Abs(got["listen"].Hours*3600-turnSeconds) > 0.05 {
+		t.Errorf("listen usage %+v, want 1 request of %.3f s", got["listen"], turnSeconds)
 	}
 }

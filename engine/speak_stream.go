@@ -57,6 +57,8 @@ func (e *Engine) handleSpeakStream(w http.ResponseWriter, r *http.Request) {
 	_, version := voiceArch(plan.voice)
 	s.serve(e.ctx, api.SpeakMetadata{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUID: voiceUUID(plan.voice.Name)},
 		s.work, s.process)
+	// serve has waited for the processor, the only writer of accepted.
+	noteChars(r.Context(), s.accepted, plan.voice.Name)
 }
 
 // speakJob is the text of one Flush (or of the Close) to synthesise.
@@ -85,6 +87,7 @@ type speakStream struct {
 	flushTimes []time.Time // accepted Flushes within flushWindow
 	tokens     float64     // characters the client may still send at once
 	lastSpeak  time.Time
+	accepted   int // characters accepted for synthesis, for the usage
 }
 
 // process is the processor loop: client messages in, jobs and replies out.
@@ -170,6 +173,7 @@ func (s *speakStream) speakText(ctx context.Context, text string, now time.Time)
 	}
 	s.buf.WriteString(text)
 	s.bufChars += n
+	s.accepted += n
 	return 0, "", false
 }
 

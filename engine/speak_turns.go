@@ -42,6 +42,8 @@ func (e *Engine) handleSpeechStream(w http.ResponseWriter, r *http.Request) {
 	_, version := voiceArch(plan.voice)
 	s.serve(e.ctx, api.SpeechConnected{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUIDs: []string{voiceUUID(plan.voice.Name)}},
 		s.work, s.process)
+	// serve has waited for the processor, the only writer of the totals.
+	noteChars(r.Context(), s.totalBillable, plan.voice.Name)
 }
 
 // speechTurn is one turn of a /v2/speak stream. Its fields are each
