@@ -83,7 +83,27 @@ type Filter struct {
 	Kinds  []string // also any of these; with Kind, both count
 	Limit  int      // at most this many; 0 for all
 	Offset int      // skip this many of the newest
+	// Since and Until keep the sessions started at or after Since and
+	// before Until; a zero time does not bound.
+	Since, Until time.Time
+	// Before, when not zero, keeps the sessions listed after it (older,
+	// or as old with a smaller id): the next page of a list that ended
+	// with it. Unlike Offset it costs the same on every page.
+	Before Cursor
 }
+
+// Cursor is a place in the list of sessions, newest first: the session
+// last shown. CursorOf gives it.
+type Cursor struct {
+	Started time.Time
+	ID      int64
+}
+
+// CursorOf returns the place of s in the list of sessions.
+func CursorOf(s Session) Cursor { return Cursor{Started: s.Started, ID: s.ID} }
+
+// IsZero reports whether c is no place at all.
+func (c Cursor) IsZero() bool { return c.ID == 0 && c.Started.IsZero() }
 
 // kinds returns the kinds the filter keeps, none for every kind.
 func (f Filter) kinds() []string {
@@ -195,11 +215,25 @@ func (d *DB) Sessions(ctx context.Context, f Filter) ([]Session, error) {
 		limit = -1 // SQLite: no limit
 	}
 	query, args := `SELECT `+sessionColumns+` FROM sessions s`, []any{}
+	var where []string
 	if kinds := f.kinds(); len(kinds) > 0 {
-		query += ` WHERE s.kind IN (?` + strings.Repeat(`, ?`, len(kinds)-1) + `)`
+		where = append(where, `s.kind IN (?`+strings.Repeat(`, ?`, len(kinds)-1)+`)`)
 		for _, k := range kinds {
 			args = append(args, k)
 		}
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, `s.started >= ?`), append(args, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, `s.started < ?`), append(args, f.Until.UnixNano())
+	}
+	if !f.Before.IsZero() {
+		at := f.Before.Started.UnixNano()
+		where, args = append(where, `(s.started < ? OR (s.started = ? AND s.id < ?))`), append(args, at, at, f.Before.ID)
+	}
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, ` AND `)
 	}
 	query += ` ORDER BY s.started DESC, s.id DESC LIMIT ? OFFSET ?`
 	rows, err := d.r.QueryContext(ctx, query, append(args, limit, f.Offset)...)

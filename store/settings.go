@@ -73,6 +73,10 @@ type Settings struct {
 	// conversations, files) with their text, as Ogg Opus, so they can be
 	// played back and run again.
 	KeepAudio bool
+
+	// RetentionDays is how many days of history are kept: sessions that
+	// started longer ago are deleted. 0 keeps everything.
+	RetentionDays int
 }
 
 // DefaultSettings returns the settings of a new installation: the hosted
@@ -181,6 +185,12 @@ var settingFields = []struct {
 	}},
 	{"system_device", func(s *Settings) any { return &s.SystemDevice }, nil},
 	{"agent_llm", func(s *Settings) any { return &s.AgentLLM }, func(s Settings) error { return CheckLLMURL(s.AgentLLM) }},
+	{"retention_days", func(s *Settings) any { return &s.RetentionDays }, func(s Settings) error {
+		if s.RetentionDays < 0 || s.RetentionDays > MaxRetentionDays {
+			return fmt.Errorf("keeping history %d days is outside 0 to %d", s.RetentionDays, MaxRetentionDays)
+		}
+		return nil
+	}},
 	{"keep_audio", func(s *Settings) any { return &s.KeepAudio }, nil},
 }
 
