@@ -44,6 +44,9 @@ type Config struct {
 	// Logger receives debug records of requests (never a secret); nil
 	// discards them.
 	Logger *slog.Logger
+	// Wire, when not nil, sees every request, answer and frame (redacted:
+	// never the key or a token). It is called inline and must not block.
+	Wire WireObserver
 }
 
 // Client talks to the service. It is safe for concurrent use.
@@ -56,6 +59,7 @@ type Client struct {
 	hc         *http.Client
 	userAgent  string
 	log        *slog.Logger
+	wire       *wireTap // nil when nothing observes
 }
 
 // NewClient checks cfg and returns a client.
@@ -78,6 +82,7 @@ func NewClient(cfg Config) (*Client, error) {
 		hc:         cfg.HTTPClient,
 		userAgent:  cfg.UserAgent,
 		log:        cfg.Logger,
+		wire:       newWireTap(cfg.Wire, cfg.APIKey, cfg.AccessToken),
 	}
 	if c.hc == nil {
 		c.hc = &http.Client{}
@@ -120,6 +125,7 @@ func (c *Client) authorization(ctx context.Context, mode authMode) (string, erro
 		if err != nil {
 			return "", fmt.Errorf("short-lived token: %w", err)
 		}
+		c.wire.remember(g.AccessToken)
 		return SchemeBearer + " " + g.AccessToken.Reveal(), nil
 	case c.token != "":
 		return SchemeBearer + " " + c.token.Reveal(), nil
@@ -153,7 +159,13 @@ func (c *Client) newRequest(ctx context.Context, method, path string, q url.Valu
 // send performs req and turns a non-2xx answer into an *Error.
 func (c *Client) send(req *http.Request) (*http.Response, error) {
 	start := time.Now()
-	resp, err := c.hc.Do(req)
+	var resp *http.Response
+	var err error
+	if c.wire != nil {
+		resp, err = c.observeSend(req)
+	} else {
+		resp, err = c.hc.Do(req)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,8 @@ type socket struct {
 	notify   chan struct{}
 
 	closeOnce sync.Once
+
+	wire socketWire // what the tap is told; set before the goroutines start
 }
 
 // dial opens a socket to path with query q, authorizing the handshake.
@@ -62,6 +64,7 @@ func (c *Client) dial(ctx context.Context, path string, q url.Values) (*socket, 
 	if err != nil {
 		return nil, "", err
 	}
+	stream, start := nextWireStream(), time.Now()
 	authz, err := c.authorization(ctx, authStream)
 	if err != nil {
 		return nil, "", err
@@ -70,7 +73,9 @@ func (c *Client) dial(ctx context.Context, path string, q url.Values) (*socket, 
 	h.Set("Authorization", authz)
 	h.Set("User-Agent", c.userAgent)
 	conn, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPClient: c.hc, HTTPHeader: h})
+	sw := socketWire{tap: c.wire, stream: stream, label: WireLabel(ctx), path: path, opened: time.Now()}
 	if err != nil {
+		sw.dialFailed(q, resp, err, start)
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 			var body []byte
 			if resp.Body != nil {
@@ -82,10 +87,12 @@ func (c *Client) dial(ctx context.Context, path string, q url.Values) (*socket, 
 	}
 	c.log.Debug("websocket open", "path", path, "request_id", resp.Header.Get(HeaderRequestID))
 	conn.SetReadLimit(readLimit)
-	return newSocket(conn), resp.Header.Get(HeaderRequestID), nil
+	sw.open(q, resp.Header.Get(HeaderRequestID), start)
+	return newSocket(conn, sw), resp.Header.Get(HeaderRequestID), nil
 }
 
-func newSocket(conn *websocket.Conn) *socket {
+// newSocket starts the goroutines of a socket whose life sw reports.
+func newSocket(conn *websocket.Conn, sw socketWire) *socket {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &socket{
 		conn:      conn,
@@ -95,6 +102,7 @@ func newSocket(conn *websocket.Conn) *socket {
 		writeDone: make(chan struct{}),
 		readDone:  make(chan struct{}),
 		notify:    make(chan struct{}, 1),
+		wire:      sw,
 	}
 	go s.readLoop()
 	go s.writeLoop()
@@ -106,12 +114,15 @@ func (s *socket) readLoop() {
 	for {
 		typ, data, err := s.conn.Read(s.ctx)
 		if err != nil {
+			ours := s.ctx.Err() != nil
 			s.mu.Lock()
-			s.readErr = closeError(err, s.ctx.Err() != nil)
+			s.readErr = closeError(err, ours)
 			s.mu.Unlock()
+			s.wire.ended(err, ours)
 			s.signal()
 			return
 		}
+		s.wire.frame(WireReceived, typ == websocket.MessageBinary, data)
 		s.mu.Lock()
 		s.queue = append(s.queue, frame{binary: typ == websocket.MessageBinary, data: data})
 		s.mu.Unlock()
@@ -140,10 +151,14 @@ func (s *socket) writeLoop() {
 			wctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
 			err := s.conn.Write(wctx, typ, f.data)
 			cancel()
+			if err == nil {
+				s.wire.frame(WireSent, f.binary, f.data)
+			}
 			if f.done != nil {
 				f.done <- err
 			}
 			if err != nil {
+				s.wire.writeFailed(err)
 				s.mu.Lock()
 				s.writeErr = err
 				s.mu.Unlock()
