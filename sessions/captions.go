@@ -78,6 +78,10 @@ type CaptionsConfig struct {
 	// caption says its channel and side. Without, the source is mixed to
 	// mono.
 	Sides []string
+	// KeepAudio keeps the audio captured with the session in History,
+	// which must also be an AudioHistory, as Ogg Opus (see keepaudio.go):
+	// on the captions' clock, muted stretches as silence.
+	KeepAudio bool
 }
 
 // Captions is a live captions session: audio from a source goes to a
@@ -176,10 +180,15 @@ func (c *Captions) prepare(ctx context.Context) (runFunc, error) {
 	c.mu.Lock()
 	c.sessionID = rec.ID()
 	c.mu.Unlock()
+	keep, err := newKeptAudio(c.cfg.KeepAudio && rec != nil, c.cfg.History, channels, c.log)
+	if err != nil {
+		c.log.Warn("captions: the audio will not be kept", "err", err)
+	}
 
 	r := &captionsRun{
 		c:           c,
 		rec:         rec,
+		keep:        keep,
 		opts:        opts,
 		conv:        conv,
 		channels:    channels,
@@ -257,6 +266,7 @@ type connMessage struct {
 type captionsRun struct {
 	c    *Captions
 	rec  *record
+	keep *keptAudio // the audio kept with the session, or nil
 	opts api.ListenOptions
 	conv *audio.Converter16kMono // nil for a multichannel source, sent as it is
 	// channels sent: 1, or len(Sides). Positions count sample frames.
@@ -505,6 +515,7 @@ func (r *captionsRun) frameCount(pcm []int16) int64 { return int64(len(pcm) / r.
 func (r *captionsRun) onAudio(ctx context.Context, pcm []int16) {
 	pos := r.captured
 	r.captured += r.frameCount(pcm)
+	r.keep.add(pcm, r.muted)
 	if now := r.c.clock.Now(); now.Sub(r.lastLevel) >= levelInterval {
 		r.lastLevel = now
 		rms, peak := r.level.Update(pcm)
@@ -919,6 +930,7 @@ func (r *captionsRun) finish(status string, err error) {
 	if status == store.StatusDone && r.source.failure() != nil {
 		status, err = store.StatusFailed, r.source.failure()
 	}
+	r.keep.save(r.rec)
 	r.rec.finish(status, float64(r.captured)/streamRate, err)
 	if status == store.StatusFailed {
 		r.setState(StateFailed, err)

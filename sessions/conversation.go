@@ -188,6 +188,10 @@ type ConversationConfig struct {
 	// Recognizer, on the local engine, is loaded before the stream opens
 	// (StateLoading).
 	Recognizer Recognizer
+	// KeepAudio keeps the audio sent with the session in History, which
+	// must also be an AudioHistory, as Ogg Opus on the turns' clock (see
+	// keepaudio.go).
+	KeepAudio bool
 }
 
 // Conversation is a turn-aware session: audio from a source goes to a
@@ -337,10 +341,15 @@ func (c *Conversation) prepare(ctx context.Context) (runFunc, error) {
 	c.mu.Lock()
 	c.sessionID = rec.ID()
 	c.mu.Unlock()
+	keep, err := newKeptAudio(c.cfg.KeepAudio && rec != nil, c.cfg.History, 1, c.log)
+	if err != nil {
+		c.log.Warn("conversation: the audio will not be kept", "err", err)
+	}
 
 	r := &conversationRun{
 		c:      c,
 		rec:    rec,
+		keep:   keep,
 		stream: st,
 		conv:   conv,
 		frames: make(chan capturedFrame, 256),
@@ -420,6 +429,7 @@ const tailFrame = 20 * time.Millisecond
 type conversationRun struct {
 	c      *Conversation
 	rec    *record
+	keep   *keptAudio // the audio kept with the session, or nil
 	stream TurnStream
 	conv   *audio.Converter16kMono
 
@@ -635,6 +645,7 @@ func (r *conversationRun) sendAudio(ctx context.Context, f capturedFrame) error 
 	}
 	r.marks = append(r.marks, audioMark{start: r.sent, end: r.sent + int64(len(f.pcm)), at: f.at})
 	r.sent += int64(len(f.pcm))
+	r.keep.add(f.pcm, false)
 	if len(r.marks) > maxMarks {
 		r.marks = slices.Delete(r.marks, 0, len(r.marks)-maxMarks)
 	}
@@ -859,6 +870,7 @@ func (r *conversationRun) finish(status string, err error) {
 		r.save(context.Background(), r.turns[r.current])
 		r.current = -1
 	}
+	r.keep.save(r.rec)
 	r.rec.finish(status, float64(r.sent)/streamRate, err)
 	if status == store.StatusFailed {
 		r.setState(StateFailed, err)

@@ -83,6 +83,9 @@ type FileTranscription struct {
 	Logger *slog.Logger
 	// Clock times the sessions (history, progress); nil is the real clock.
 	Clock Clock
+	// KeepAudio keeps each file's audio, decoded, with its transcript in
+	// History, which must also be an AudioHistory (see keepFileAudio).
+	KeepAudio bool
 }
 
 // FileTranscriptionSession is one audio file sent to batch
@@ -186,6 +189,9 @@ func (s *FileTranscriptionSession) run(ctx context.Context, file io.Reader, tota
 		}
 		return s.f.History.SaveResponse(ctx, id, body, resp.Transcript())
 	})
+	if saved && s.f.KeepAudio {
+		keepFileAudio(ctx, s.path, s.f.History, rec, s.f.Logger)
+	}
 	finishSaved(rec, saved, resp.Metadata.Duration)
 	s.emit(&FileDoneEvent{Result: &FileResult{SessionID: rec.ID(), Response: resp}})
 	return nil

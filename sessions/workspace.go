@@ -401,6 +401,7 @@ func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Ca
 		Logger:     w.log,
 		Recognizer: w.recognizer(conn),
 		Sides:      sides,
+		KeepAudio:  s.KeepAudio,
 	})
 	if err := c.Start(ctx); err != nil {
 		src.Close()
@@ -481,6 +482,7 @@ func (w *Workspace) StartConversation(ctx context.Context, req ConversationReque
 		OwnsSource: true,
 		Logger:     w.log,
 		Recognizer: w.recognizer(conn),
+		KeepAudio:  s.KeepAudio,
 	})
 	if err := c.Start(ctx); err != nil {
 		src.Close()
@@ -534,7 +536,7 @@ func (w *Workspace) StartFileTranscription(ctx context.Context, path string) (*F
 	if err != nil {
 		return nil, err
 	}
-	f := FileTranscription{Client: conn.Client, History: w.cfg.History, Backend: conn.Name, Logger: w.log}
+	f := FileTranscription{Client: conn.Client, History: w.cfg.History, Backend: conn.Name, Logger: w.log, KeepAudio: s.KeepAudio}
 	fs := f.Session(path, ListenOptions(s, api.Batch))
 	if err := fs.Start(ctx); err != nil {
 		return nil, err

@@ -1,0 +1,444 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"gopkg.in/hraban/opus.v2"
+
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/store"
+)
+
+// The audio of a transcription is kept with its text (when the settings'
+// KeepAudio asks) as Ogg Opus: the 16 kHz audio sent to the service,
+// mono or the channels of a meeting, encoded as it comes, so that memory
+// holds only the compressed stream (24 kb/s a channel: 11 MB an hour of
+// mono), and saved when the session ends, however it ends. The audio
+// runs on the captions' clock: sample n of the kept audio is second
+// n/16000 of the session, muted stretches included, as silence.
+//
+// audio.Encoder writes mono 48 kHz Opus only; a meeting needs two
+// channels, and the recogniser's 16 kHz needs no resampling, so the
+// stream is written here, with libopus taking 16 kHz input directly.
+
+// Kept audio's format in history, as the re-run reads it.
+const (
+	KeptContentType = "audio/ogg"
+	KeptEncoding    = "opus"
+)
+
+const (
+	keptBitRate = 24000           // per channel: clear speech, and recognisable again
+	keptFrame   = streamRate / 50 // 20 ms packets
+	// keptPreSkip is libopus's look-ahead in 48 kHz samples, the same at
+	// every input rate (2.5 ms of analysis and 4 ms of delay
+	// compensation); decoders drop it from the start.
+	keptPreSkip = 312
+	// keptScale turns 16 kHz frames into the 48 kHz granule positions
+	// Ogg Opus counts in.
+	keptScale        = 48000 / streamRate
+	keptPagePackets  = 50 // a page a second
+	keptMaxPacket    = 4000
+	keptLimitReserve = 1 << 20 // room for the last pages once the limit is reached
+)
+
+// AudioHistory is where a session keeps its audio; *store.DB implements
+// it.
+type AudioHistory interface {
+	SaveAudio(ctx context.Context, id int64, a store.Audio) error
+}
+
+// keptAudio encodes a session's audio to Ogg Opus as it comes. A nil
+// *keptAudio keeps nothing. Only the session's run loop uses it.
+type keptAudio struct {
+	h        AudioHistory
+	enc      *opus.Encoder
+	channels int
+	log      *slog.Logger
+
+	out      bytes.Buffer
+	pending  []int16  // interleaved, fewer than keptFrame frames
+	packets  [][]byte // encoded, not yet on a page
+	segments int      // lacing values the packets take
+	pkt      []byte
+	page     []byte
+	zeros    []int16
+	serial   uint32
+	seq      uint32
+	frames   int64 // frames taken in
+	encoded  int64 // frames in packets, look-ahead included
+	limit    int   // bytes of Ogg past which no more audio is taken
+	full     bool  // the limit was reached: what follows is not kept
+	err      error // the encoder failed: nothing is kept
+}
+
+// newKeptAudio returns a keeper of 16 kHz audio with channels channels
+// for h, or nil when keep is false or h cannot keep audio.
+func newKeptAudio(keep bool, h any, channels int, log *slog.Logger) (*keptAudio, error) {
+	ah, ok := h.(AudioHistory)
+	if !keep || !ok || ah == nil {
+		return nil, nil
+	}
+	enc, err := opus.NewEncoder(streamRate, channels, opus.AppAudio)
+	if err != nil {
+		return nil, fmt.Errorf("keep audio: libopus: %w", err)
+	}
+	if err := enc.SetBitrate(keptBitRate * channels); err != nil {
+		return nil, fmt.Errorf("keep audio: libopus: %w", err)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	k := &keptAudio{
+		h: ah, enc: enc, channels: channels, log: log,
+		pkt:    make([]byte, keptMaxPacket),
+		serial: rand.Uint32(),
+		limit:  store.MaxAudioBytes - keptLimitReserve,
+	}
+	head := append([]byte("OpusHead"), 1, byte(channels))
+	head = binary.LittleEndian.AppendUint16(head, keptPreSkip)
+	head = binary.LittleEndian.AppendUint32(head, streamRate)
+	head = binary.LittleEndian.AppendUint16(head, 0) // no output gain
+	head = append(head, 0)                           // mapping family 0: mono or stereo
+	const vendor = "earshot (libopus)"
+	tags := binary.LittleEndian.AppendUint32([]byte("OpusTags"), uint32(len(vendor)))
+	tags = append(tags, vendor...)
+	tags = binary.LittleEndian.AppendUint32(tags, 0)
+	k.writePage(oggFirstPage, 0, [][]byte{head})
+	k.writePage(0, 0, [][]byte{tags})
+	return k, nil
+}
+
+// add keeps interleaved pcm; silent keeps its length but not its sound
+// (audio that was muted, and never sent).
+func (k *keptAudio) add(pcm []int16, silent bool) {
+	if k == nil || k.full || k.err != nil {
+		return
+	}
+	if silent {
+		k.silence(int64(len(pcm) / k.channels))
+		return
+	}
+	k.take(pcm)
+}
+
+// silence keeps n frames of silence.
+func (k *keptAudio) silence(n int64) {
+	if k == nil {
+		return
+	}
+	if k.zeros == nil {
+		k.zeros = make([]int16, keptFrame*k.channels)
+	}
+	for n > 0 && !k.full && k.err == nil {
+		m := min(n, keptFrame)
+		k.take(k.zeros[:m*int64(k.channels)])
+		n -= m
+	}
+}
+
+func (k *keptAudio) take(pcm []int16) {
+	k.frames += int64(len(pcm) / k.channels)
+	for len(pcm) > 0 && k.err == nil {
+		n := min(len(pcm), keptFrame*k.channels-len(k.pending))
+		k.pending = append(k.pending, pcm[:n]...)
+		pcm = pcm[n:]
+		if len(k.pending) == keptFrame*k.channels {
+			k.encodePending()
+		}
+	}
+	if k.out.Len() >= k.limit {
+		// The first part is kept; the rest would pass what history
+		// takes for one session.
+		k.full = true
+		k.log.Warn("sessions: the kept audio reached its limit; the rest is not kept", "bytes", k.out.Len())
+	}
+}
+
+func (k *keptAudio) encodePending() {
+	n, err := k.enc.Encode(k.pending, k.pkt)
+	if err != nil {
+		k.err = fmt.Errorf("libopus: %w", err)
+		return
+	}
+	if k.segments+n/255+1 > 255 {
+		k.flushPage() // a page holds at most 255 lacing values
+	}
+	k.packets = append(k.packets, bytes.Clone(k.pkt[:n]))
+	k.segments += n/255 + 1
+	k.pending = k.pending[:0]
+	k.encoded += keptFrame
+	if len(k.packets) == keptPagePackets {
+		k.flushPage()
+	}
+}
+
+// flushPage writes the packets so far as a page, whose granule
+// position is where its last packet ends.
+func (k *keptAudio) flushPage() {
+	if len(k.packets) == 0 {
+		return
+	}
+	k.writePage(0, k.encoded*keptScale, k.packets)
+	k.packets, k.segments = k.packets[:0], 0
+}
+
+// Duration is the length of the audio kept so far.
+func (k *keptAudio) Duration() time.Duration {
+	if k == nil {
+		return 0
+	}
+	return audio.FramesDuration(k.frames, streamRate)
+}
+
+// bytes pushes the encoder's look-ahead through and ends the stream; it
+// returns the whole Ogg Opus file, or nil when no audio was taken.
+func (k *keptAudio) bytes() ([]byte, error) {
+	if k.err != nil {
+		return nil, k.err
+	}
+	if k.frames == 0 {
+		return nil, nil
+	}
+	for k.encoded < k.frames+keptPreSkip/keptScale && k.err == nil {
+		k.pending = append(k.pending, make([]int16, keptFrame*k.channels-len(k.pending))...)
+		k.encodePending()
+	}
+	if k.err != nil {
+		return nil, k.err
+	}
+	// The last page's granule position gives the exact length (RFC 7845
+	// 4.4): the pre-skip plus the frames taken in.
+	k.writePage(oggLastPage, keptPreSkip+k.frames*keptScale, k.packets)
+	k.packets, k.segments = nil, 0
+	return k.out.Bytes(), nil
+}
+
+// save keeps the audio with the session's record; a failure is reported
+// like any other of the record.
+func (k *keptAudio) save(rec *record) {
+	if k == nil || rec == nil {
+		return
+	}
+	data, err := k.bytes()
+	if err == nil && data == nil {
+		return // nothing was heard
+	}
+	rec.save(context.Background(), "the audio", func(ctx context.Context, id int64) error {
+		if err != nil {
+			return err
+		}
+		return k.h.SaveAudio(ctx, id, store.Audio{ContentType: KeptContentType, Encoding: KeptEncoding, SampleRate: streamRate, Data: data})
+	})
+	k.out = bytes.Buffer{}
+}
+
+// Ogg page flags.
+const (
+	oggFirstPage = 0x02
+	oggLastPage  = 0x04
+)
+
+// writePage writes whole packets as one Ogg page.
+func (k *keptAudio) writePage(flags byte, granule int64, packets [][]byte) {
+	p := k.page[:0]
+	p = append(p, "OggS"...)
+	p = append(p, 0, flags)
+	p = binary.LittleEndian.AppendUint64(p, uint64(granule))
+	p = binary.LittleEndian.AppendUint32(p, k.serial)
+	p = binary.LittleEndian.AppendUint32(p, k.seq)
+	p = append(p, 0, 0, 0, 0, 0) // CRC, then the segment count
+	segs := 0
+	for _, pk := range packets {
+		n := len(pk)
+		for ; n >= 255; n -= 255 {
+			p = append(p, 255)
+			segs++
+		}
+		p = append(p, byte(n))
+		segs++
+	}
+	p[26] = byte(segs) // encodePending keeps it within 255
+	for _, pk := range packets {
+		p = append(p, pk...)
+	}
+	binary.LittleEndian.PutUint32(p[22:], oggChecksum(p))
+	k.page = p
+	k.seq++
+	k.out.Write(p)
+}
+
+// oggTable is the CRC-32 of Ogg (polynomial 0x04c11db7, not reflected,
+// no initial or final inversion).
+var oggTable = func() (t [256]uint32) {
+	for i := range t {
+		r := uint32(i) << 24
+		for range 8 {
+			if r&0x80000000 != 0 {
+				r = r<<1 ^ 0x04c11db7
+			} else {
+				r <<= 1
+			}
+		}
+		t[i] = r
+	}
+	return t
+}()
+
+func oggChecksum(b []byte) uint32 {
+	var c uint32
+	for _, x := range b {
+		c = c<<8 ^ oggTable[byte(c>>24)^x]
+	}
+	return c
+}
+
+// keepFileAudio keeps the audio of a file transcribed: the file decoded
+// to 16 kHz mono, so that it plays and runs again even once the file is
+// moved. A file longer than history takes keeps its first part (some 24
+// hours). A file this build cannot decode keeps nothing, and is only
+// logged: its transcript is whole, and the file itself still plays
+// elsewhere.
+func keepFileAudio(ctx context.Context, path string, h any, rec *record, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	k, err := newKeptAudio(true, h, 1, log)
+	if k == nil || rec == nil {
+		return
+	}
+	if err == nil {
+		err = decodeInto(ctx, path, k)
+	}
+	if errors.Is(err, audio.ErrUndecodable) {
+		log.Info("sessions: the file's audio is not kept: it cannot be decoded here", "err", err)
+		return
+	}
+	if ctx.Err() != nil {
+		return // stopped: the transcript is what was asked for
+	}
+	if err != nil {
+		rec.save(ctx, "the audio", func(context.Context, int64) error { return err })
+		return
+	}
+	k.save(rec)
+}
+
+// decodeInto decodes the file at path into k.
+func decodeInto(ctx context.Context, path string, k *keptAudio) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	d, err := audio.NewSpeechDecoder(audio.Format{})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	buf := make([]byte, 64<<10)
+	for !k.full {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr := f.Read(buf)
+		if n > 0 {
+			pcm, err := d.Decode(buf[:n])
+			if err != nil {
+				return err
+			}
+			k.add(pcm, false)
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+	pcm, err := d.Flush()
+	if err != nil {
+		return err
+	}
+	k.add(pcm, false)
+	return k.err
+}
+
+// KeptAudio is the audio kept with a session, ready to play: 16-bit mono
+// at SampleRate (a meeting's channels mixed), its sample n at second
+// n/SampleRate of the session's transcript.
+type KeptAudio struct {
+	PCM        []int16
+	SampleRate int
+}
+
+// Duration is the audio's length.
+func (a *KeptAudio) Duration() time.Duration {
+	if a == nil || a.SampleRate <= 0 {
+		return 0
+	}
+	return audio.FramesDuration(int64(len(a.PCM)), a.SampleRate)
+}
+
+// SessionAudio reads the audio kept with session id and decodes it for
+// playing. A session without audio is store.ErrNotFound.
+func (w *Workspace) SessionAudio(ctx context.Context, id int64) (*KeptAudio, error) {
+	a, err := w.cfg.History.Audio(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	pcm, err := decodeKept(ctx, a)
+	if err != nil {
+		return nil, fmt.Errorf("the session's audio cannot be read: %w", err)
+	}
+	return &KeptAudio{PCM: pcm, SampleRate: audio.SpeechRate}, nil
+}
+
+// decodeKept decodes kept audio (Ogg Opus, or the WAV of a synthesis or
+// an agent conversation) to 16 kHz mono.
+func decodeKept(ctx context.Context, a store.Audio) ([]int16, error) {
+	d, err := audio.NewSpeechDecoder(audio.Format{}) // every kept audio is in a container
+
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	var out []int16
+	const step = 64 << 10
+	for data := a.Data; len(data) > 0; {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n := min(len(data), step)
+		pcm, err := d.Decode(data[:n])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pcm...)
+		data = data[n:]
+	}
+	pcm, err := d.Flush()
+	if err != nil {
+		return nil, err
+	}
+	return append(out, pcm...), nil
+}
+
+// PlayAudio plays 16-bit mono pcm at rate on the speaker of the
+// settings, in the background; ctx bounds the playing.
+func (w *Workspace) PlayAudio(ctx context.Context, pcm []int16, rate int) (*Playing, error) {
+	v, err := w.Voices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return v.Play(ctx, pcm, rate)
+}
