@@ -140,6 +140,39 @@ var migrations = []migration{
 			saved      INTEGER NOT NULL
 		) STRICT`,
 	)},
+	{6, "wire events", execAll(
+		// What went over the wire for a session, as the inspector shows it
+		// (redacted: never a key or a token), in order by seq. Times and
+		// durations are nanoseconds; latency is set on the events that mark
+		// a step (first interim, final, end of turn, first audio).
+		`CREATE TABLE wire_events (
+			session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+			seq        INTEGER NOT NULL,
+			time       INTEGER NOT NULL,
+			stream     INTEGER NOT NULL,
+			direction  TEXT    NOT NULL,
+			kind       TEXT    NOT NULL,
+			method     TEXT    NOT NULL DEFAULT '',
+			path       TEXT    NOT NULL DEFAULT '',
+			query      TEXT    NOT NULL DEFAULT '',
+			status     INTEGER NOT NULL DEFAULT 0,
+			request_id TEXT    NOT NULL DEFAULT '',
+			size       INTEGER NOT NULL DEFAULT 0,
+			text       TEXT    NOT NULL DEFAULT '',
+			truncated  INTEGER NOT NULL DEFAULT 0,
+			marker     TEXT    NOT NULL DEFAULT '',
+			latency    INTEGER NOT NULL DEFAULT 0,
+			elapsed    INTEGER NOT NULL DEFAULT 0,
+			PRIMARY KEY (session_id, seq)
+		) STRICT, WITHOUT ROWID`,
+		// How many events a session kept and how many it dropped past the
+		// bound.
+		`CREATE TABLE wire_counts (
+			session_id INTEGER PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+			stored     INTEGER NOT NULL,
+			dropped    INTEGER NOT NULL
+		) STRICT`,
+	)},
 }
 
 // execAll returns a migration step that runs statements in order.
