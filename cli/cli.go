@@ -72,6 +72,7 @@ type command struct {
 var commands = map[string]command{
 	"agent":      {summary: agentSummary, run: plainErrors(agent)},
 	"converse":   {summary: converseSummary, run: plainErrors(converse)},
+	"history":    {summary: historySummary, run: plainErrors(history)},
 	"notes":      {summary: notesSummary, run: plainErrors(notes)},
 	"read":       {summary: readSummary, run: plainErrors(read)},
 	"serve":      {summary: "run the local engine as a headless server", run: runServe},

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/earshot-app/earshot/internal/testkit"
+	"github.com/earshot-app/earshot/store"
+)
+
+// saveKind saves a finished session of kind, started at, with captions
+// of words one every ten seconds.
+func saveKind(t *testing.T, db *store.DB, kind, title string, at time.Time, words ...string) int64 {
+	t.Helper()
+	ctx := t.Context()
+	id, err := db.CreateSession(ctx, store.Session{Kind: kind, Title: title, Started: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range words {
+		if _, err := db.AddSegment(ctx, store.Segment{SessionID: id, Seq: i, Start: float64(i * 10), End: float64(i*10 + 5), Text: w}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.FinishSession(ctx, id, at.Add(time.Minute), float64(10*len(words)), store.StatusDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// runFresh runs a command with fresh standard output and error.
+func (h *harness) runFresh(t *testing.T, args ...string) int {
+	t.Helper()
+	h.stdout, h.stderr = testkit.Buffer{}, testkit.Buffer{}
+	return h.run(t, t.Context(), args...)
+}
+
+func TestHistoryCommand(t *testing.T) {
+	h := newHarness(t, nil)
+	now := time.Now()
+	old := saveKind(t, h.db, store.KindCaptions, "Old lecture", now.AddDate(0, 0, -20), "the lecture on tides")
+	conv := saveKind(t, h.db, store.KindConversation, "Support call", now.AddDate(0, 0, -2), "hello", "my invoice is wrong", "thank you")
+	capt := saveKind(t, h.db, store.KindCaptions, "Standup\nMonday", now.Add(-time.Hour), "we ship the invoice screen today")
+
+	if code := h.runFresh(t, "history"); code != 0 {
+		t.Fatalf("exit %d: %s", code, h.stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(h.stdout.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("listed:\n%s", h.stdout.String())
+	}
+	for i, id := range []int64{capt, conv, old} { // newest first
+		if !strings.HasPrefix(strings.TrimSpace(lines[i]), strconv.FormatInt(id, 10)+" ") {
+			t.Errorf("line %d is %q, want session %d", i, lines[i], id)
+		}
+	}
+	if !strings.Contains(lines[0], "captions") || !strings.HasSuffix(lines[0], "0:10  Standup Monday") {
+		t.Errorf("first line %q", lines[0])
+	}
+
+	if code := h.runFresh(t, "history", "--kind", "Conversation"); code != 0 || !strings.Contains(h.stdout.String(), "Support call") || strings.Contains(h.stdout.String(), "Standup") {
+		t.Errorf("--kind conversation: exit %d\n%s", code, h.stdout.String())
+	}
+	if code := h.runFresh(t, "history", "--since", "7d", "--json"); code != 0 {
+		t.Fatalf("--since 7d --json: exit %d: %s", code, h.stderr.String())
+	}
+	var got []sessionJSON
+	for _, l := range strings.Split(strings.TrimSpace(h.stdout.String()), "\n") {
+		var s sessionJSON
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		got = append(got, s)
+	}
+	if len(got) != 2 || got[0].ID != capt || got[1].ID != conv || got[1].Kind != store.KindConversation || got[1].Duration != 30 {
+		t.Errorf("--since 7d --json: %+v", got)
+	}
+	if code := h.runFresh(t, "history", "--limit", "1"); code != 0 || strings.Count(h.stdout.String(), "\n") != 1 || !strings.Contains(h.stderr.String(), "--limit shows more") {
+		t.Errorf("--limit 1: exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+	}
+
+	// Search: both sessions that say "invoice", with the time of the caption.
+	if code := h.runFresh(t, "history", "search", "invoice"); code != 0 {
+		t.Fatalf("search: exit %d: %s", code, h.stderr.String())
+	}
+	out := h.stdout.String()
+	for _, want := range []string{"Support call at 0:10\n", "my *invoice* is wrong", "we ship the *invoice* screen today"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("search output lacks %q:\n%s", want, out)
+		}
+	}
+	if code := h.runFresh(t, "history", "search", "invoice", "--kind", "conversation", "--json"); code != 0 {
+		t.Fatalf("search --json: exit %d: %s", code, h.stderr.String())
+	}
+	var hit hitJSON
+	if err := json.Unmarshal([]byte(strings.TrimSpace(h.stdout.String())), &hit); err != nil {
+		t.Fatalf("%v: %s", err, h.stdout.String())
+	}
+	if hit.SessionID != conv || hit.At == nil || *hit.At != 10 || hit.Snippet != "my invoice is wrong" || len(hit.Matches) != 1 || hit.Matches[0] != "invoice" {
+		t.Errorf("search --json: %+v", hit)
+	}
+	if code := h.runFresh(t, "history", "search", "tides", "--since", "7d"); code != 0 || h.stdout.String() != "" || !strings.Contains(h.stderr.String(), "Nothing in the history matches") {
+		t.Errorf("search older than --since: exit %d, %q %q", code, h.stdout.String(), h.stderr.String())
+	}
+
+	// Export, as srt to a file and as txt by default.
+	file := filepath.Join(t.TempDir(), "call.srt")
+	if code := h.runFresh(t, "history", "export", strconv.FormatInt(conv, 10), "--format", "srt", "-o", file); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, h.stderr.String())
+	}
+	b, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(b), "00:00:10,000 --> 00:00:15,000") || !strings.Contains(string(b), "my invoice is wrong") {
+		t.Errorf("call.srt: %v\n%s", err, b)
+	}
+	if code := h.runFresh(t, "history", "export", strconv.FormatInt(old, 10)); code != 0 || !strings.Contains(h.stdout.String(), "the lecture on tides") {
+		t.Errorf("export txt: exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+	}
+}
+
+func TestHistoryCommandErrors(t *testing.T) {
+	h := newHarness(t, nil)
+	saveKind(t, h.db, store.KindCaptions, "One", time.Now(), "words")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"history", "--kind", "podcast"}, 2, `unknown kind "podcast"`},
+		{[]string{"history", "--since", "last tuesday"}, 2, `"last tuesday" is not a date`},
+		{[]string{"history", "--since", "2026-13-01"}, 2, "is not a date"},
+		{[]string{"history", "--limit", "0"}, 2, "--limit must be a positive number"},
+		{[]string{"history", "search"}, 2, "search for what?"},
+		{[]string{"history", "export"}, 2, "give its ID"},
+		{[]string{"history", "export", "abc"}, 2, `"abc" is not a session ID`},
+		{[]string{"history", "export", "1", "--kind", "file"}, 2, "export takes an ID"},
+		{[]string{"history", "--format", "srt"}, 2, "--format and -o are for export"},
+		{[]string{"history", "delete", "1"}, 2, `unknown history command "delete"`},
+		{[]string{"history", "export", "999"}, 1, "no session 999 in the history"},
+		{[]string{"history", "export", "1", "--format", "docx"}, 1, `not "docx"`},
+	} {
+		if code := h.runFresh(t, c.args...); code != c.code || !strings.Contains(h.stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, h.stderr.String(), c.code, c.want)
+		}
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 3, 10, 15, 4, 5, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"2026-01-31": time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC),
+		"today":      time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC),
+		"Yesterday":  time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC),
+		"7d":         time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC),
+		"2w":         time.Date(2026, 2, 24, 0, 0, 0, 0, time.UTC),
+	} {
+		got, err := parseSince(in, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseSince(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "d", "-3d", "7", "2026-02-30", "99999999d"} {
+		if _, err := parseSince(bad, now); err == nil {
+			t.Errorf("parseSince(%q) took it", bad)
+		}
+	}
+}
+
+func FuzzParseSince(f *testing.F) {
+	for _, s := range []string{"2026-01-31", "7d", "2w", "today", "", "9999999999w"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 3, 10, 15, 4, 5, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseSince(s, now)
+		if err == nil && (got.Hour() != 0 || got.Minute() != 0 || got.Second() != 0) {
+			t.Errorf("parseSince(%q) = %v, not the start of a day", s, got)
+		}
+	})
+}
