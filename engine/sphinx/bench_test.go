@@ -41,7 +41,7 @@ func loadClips(b *testing.B) ([][]int16, float64) {
 }
 
 // references reads the reference transcripts shipped with the clips.
-func references(b *testing.B) map[string][]string {
+func references(b testing.TB) map[string][]string {
 	f, err := os.Open(filepath.Join(librivoxDir, "transcription"))
 	if err != nil {
 		b.Skipf("transcription: %v", err)

@@ -34,6 +34,9 @@ type Config struct {
 	// VADThreshold is the signal-to-noise threshold of the detector
 	// (-vad_threshold); 0 means DefaultVADThreshold.
 	VADThreshold float64
+
+	// Search tunes the decoder's search; the zero value is the library's.
+	Search Search
 }
 
 // DefaultConfig returns the configuration pocketsphinx_continuous uses, with
@@ -100,6 +103,9 @@ func (c Config) validate() error {
 	}
 	if c.VADThreshold < 0 {
 		return fmt.Errorf("%w: negative VADThreshold %g", ErrInvalidConfig, c.VADThreshold)
+	}
+	if err := c.Search.validate(); err != nil {
+		return err
 	}
 	for _, p := range []struct {
 		name, path string

@@ -261,6 +261,7 @@ func newHandle(cfg Config) (*handle, error) {
 		"-vad_postspeech", strconv.Itoa(cfg.VADPostSpeech),
 		"-vad_threshold", strconv.FormatFloat(cfg.VADThreshold, 'g', -1, 64),
 	}
+	args = append(args, cfg.Search.args()...)
 	argv := C.malloc(C.size_t(len(args)) * C.size_t(unsafe.Sizeof((*C.char)(nil))))
 	if argv == nil {
 		return nil, fmt.Errorf("%w: out of memory", ErrInit)
