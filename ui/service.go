@@ -77,6 +77,9 @@ type serviceTab struct {
 	status    *widget.Label
 	statusBar *fyne.Container // activity and status; laid out again when activity shows or hides
 
+	usage    *usagePanel // the key's project and usage, beside the models
+	sections *container.AppTabs
+
 	rows    []ModelInfo // the rows of table
 	loading bool        // an Info query is under way
 	loaded  bool        // some ServiceInfo has been shown
@@ -84,7 +87,7 @@ type serviceTab struct {
 
 // newServiceTab makes the Service tab; buildUI creates its widgets.
 func newServiceTab(a *App) *serviceTab {
-	return &serviceTab{app: a}
+	return &serviceTab{app: a, usage: newUsagePanel(a)}
 }
 
 // buildUI creates the tab's widgets and lays them out.
@@ -140,11 +143,15 @@ func (s *serviceTab) buildUI() fyne.CanvasObject {
 		container.NewHBox(heading, layout.NewSpacer(), s.refresh),
 		facts,
 		widget.NewSeparator(),
-		s.models,
 	)
 	s.statusBar = container.NewBorder(nil, nil, s.activity, nil, s.status)
 	bottom := container.NewVBox(widget.NewSeparator(), s.statusBar)
-	return container.NewBorder(top, bottom, nil, nil, container.NewStack(s.table, s.empty))
+	models := container.NewBorder(s.models, nil, nil, nil, container.NewStack(s.table, s.empty))
+	s.sections = container.NewAppTabs(
+		container.NewTabItemWithIcon("Models", theme.ListIcon(), models),
+		container.NewTabItemWithIcon("Usage", theme.InfoIcon(), s.usage.buildUI()),
+	)
+	return container.NewBorder(top, bottom, nil, nil, s.sections)
 }
 
 // onRefresh asks the service for its description, unless a query is
@@ -235,6 +242,7 @@ func (s *serviceTab) show(info ServiceInfo, err error) {
 		s.table.ScrollToTop()
 		s.status.Importance = widget.MediumImportance
 		s.status.SetText(fmt.Sprintf("Up to date as of %s.", asOf.Format("15:04:05")))
+		s.usage.load()
 	})
 	s.app.header.setConnected(info)
 	s.app.serviceShown(info, nil)
