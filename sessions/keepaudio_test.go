@@ -2,6 +2,7 @@ package sessions_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -321,4 +322,98 @@ func TestCaptionsKeepAudioOff(t *testing.T) {
 	if _, err := db.Audio(ctx, c.SessionID()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("KeepAudio off: Audio = %v, want ErrNotFound", err)
 	}
+}
+
+// TestKeptAudioWhenEndedAnyway: the audio is kept however a session
+// ends: a conversation stopped, a captions session cancelled, a captions
+// session whose service refused it midway.
+func TestKeptAudioWhenEndedAnyway(t *testing.T) {
+	const n = 24000 // 1.5 s
+	speech := make([]int16, n)
+	for i := range speech {
+		speech[i] = int16(6000 * math.Sin(2*math.Pi*300*float64(i)/16000))
+	}
+	check := func(t *testing.T, ws *sessions.Workspace, db *store.DB, id int64, status string) {
+		t.Helper()
+		sess, err := db.Session(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sess.Status != status {
+			t.Errorf("the session is %s, want %s", sess.Status, status)
+		}
+		kept, err := ws.SessionAudio(t.Context(), id)
+		if err != nil {
+			t.Fatalf("a session that was %s kept no audio: %v", status, err)
+		}
+		if got := kept.Duration().Seconds(); math.Abs(got-1.5) > 0.1 || math.Abs(got-sess.Duration) > 0.1 {
+			t.Errorf("kept %.3f s of a %.3f s session that heard 1.5 s", got, sess.Duration)
+		}
+	}
+	workspace := func(t *testing.T, db *store.DB) *sessions.Workspace {
+		ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{History: db, Keys: sessions.NewKeys(&store.Memory{}, nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+
+	t.Run("conversation stopped", func(t *testing.T) {
+		db := openDB(t)
+		svc := &fakeTurns{}
+		src := newPushSource(mono16k)
+		c := sessions.NewConversation(sessions.ConversationConfig{
+			Streamer: svc, Source: src, History: db, OwnsSource: true, Tail: -1, KeepAudio: true,
+		})
+		if err := c.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		rec := recordConv(c)
+		src.push(speech, 320)
+		waitAudio(t, svc.stream(t), 2*n)
+		if err := c.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		rec.wait(t)
+		check(t, workspace(t, db), db, c.SessionID(), store.StatusDone)
+	})
+
+	t.Run("captions cancelled", func(t *testing.T) {
+		db := openDB(t)
+		f := newFakeStreamer()
+		src := newPushSource(mono16k)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		c := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f, Source: src, Options: streamOpts, History: db, KeepAudio: true})
+		rec := record(c, nil)
+		if err := c.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		src.push(speech, 320)
+		st := f.stream(t, 0)
+		eventually(t, "the audio sent", func() bool { return st.receivedLen() >= 2*n })
+		cancel()
+		<-c.Done()
+		rec.wait(t)
+		check(t, workspace(t, db), db, c.SessionID(), store.StatusCancelled)
+	})
+
+	t.Run("captions refused", func(t *testing.T) {
+		db := openDB(t)
+		f := newFakeStreamer()
+		src := newPushSource(mono16k)
+		c := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f, Source: src, Options: streamOpts, History: db, KeepAudio: true})
+		rec := record(c, nil)
+		if err := c.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		defer c.Stop()
+		src.push(speech, 320)
+		st := f.stream(t, 0)
+		eventually(t, "the audio sent", func() bool { return st.receivedLen() >= 2*n })
+		st.end(&api.Error{Status: 401, Code: "INVALID_AUTH", Message: "the key was revoked"})
+		<-c.Done()
+		rec.wait(t)
+		check(t, workspace(t, db), db, c.SessionID(), store.StatusFailed)
+	})
 }
