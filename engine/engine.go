@@ -98,6 +98,9 @@ type Engine struct {
 	limit *limiter
 	asr   *recognizer
 	tts   *tts.Synthesizer
+	// asrFast decodes for the base model with a faster search
+	// (fastmodel.go); loaded on its own first use.
+	asrFast *recognizer
 
 	// ctx is cancelled by Close; every stream's context derives from it.
 	ctx     context.Context
@@ -152,23 +155,30 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	synth, err := tts.New(cfg.Speech)
+	asrFast, err := newFastRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.AfterFunc, log)
 	if err != nil {
 		asr.close()
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	synth, err := tts.New(cfg.Speech)
+	if err != nil {
+		asr.close()
+		asrFast.close()
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
-		cfg:    cfg,
-		llm:    cfg.LLM,
-		log:    log,
-		now:    cfg.Now,
-		auth:   newAuthenticator(cfg.Key, signing, cfg.Now),
-		limit:  newLimiter(cfg.MaxConnections),
-		asr:    asr,
-		tts:    synth,
-		ctx:    ctx,
-		cancel: cancel,
+		cfg:     cfg,
+		llm:     cfg.LLM,
+		log:     log,
+		now:     cfg.Now,
+		auth:    newAuthenticator(cfg.Key, signing, cfg.Now),
+		limit:   newLimiter(cfg.MaxConnections),
+		asr:     asr,
+		asrFast: asrFast,
+		tts:     synth,
+		ctx:     ctx,
+		cancel:  cancel,
 	}, nil
 }
 
@@ -182,6 +192,7 @@ func (e *Engine) Close() error {
 		e.streams.Wait()
 		_ = e.tts.Close()
 		e.asr.close()
+		e.asrFast.close()
 	})
 	return nil
 }

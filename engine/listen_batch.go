@@ -297,6 +297,7 @@ func writeBatchError(w http.ResponseWriter, r *http.Request, err error) {
 // transcribeAudio recognises every channel of the audio (or their mix)
 // and builds the service's response.
 func (e *Engine) transcribeAudio(ctx context.Context, plan *listenPlan, audioIn *decoded, sum hash.Hash, rid string) (*api.ListenResponse, error) {
+	model := listenModelFor(plan.opts.Model)
 	resp := &api.ListenResponse{
 		Metadata: api.ListenMetadata{
 			TransactionKey: transactionKey,
@@ -305,8 +306,8 @@ func (e *Engine) transcribeAudio(ctx context.Context, plan *listenPlan, audioIn 
 			Created:        e.now().UTC().Format(createdLayout),
 			Duration:       round6(audioIn.seconds),
 			Channels:       audioIn.info.Channels,
-			Models:         []string{sttModelUUID},
-			ModelInfo:      map[string]api.ModelInfo{sttModelUUID: modelInfo()},
+			Models:         []string{model.uuid},
+			ModelInfo:      map[string]api.ModelInfo{model.uuid: model.info()},
 			Tags:           plan.opts.Tag,
 			Extra:          plan.opts.Extra,
 		},
@@ -357,7 +358,7 @@ func (e *Engine) transcribeAudio(ctx context.Context, plan *listenPlan, audioIn 
 // audio intelligence requested it also returns the channel's words as the
 // analysis reads them (see analysisWords).
 func (e *Engine) transcribeChannel(ctx context.Context, plan *listenPlan, pcm []int16) (api.Alternative, []string, error) {
-	dec, release, err := e.asr.decoder(ctx, plan.postSpeech)
+	dec, release, err := e.recognizerFor(listenModelFor(plan.opts.Model)).decoder(ctx, plan.postSpeech)
 	if err != nil {
 		return api.Alternative{}, nil, err
 	}

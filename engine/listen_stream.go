@@ -123,7 +123,7 @@ const (
 // openChannel takes a decoder and starts the recogniser stream of channel
 // index. On failure msg says what failed, to be followed by the error.
 func (e *Engine) openChannel(ctx context.Context, plan *listenPlan, index int) (ch *listenChannel, msg string, err error) {
-	dec, release, err := e.asr.decoder(ctx, plan.postSpeech)
+	dec, release, err := e.recognizerFor(listenModelFor(plan.opts.Model)).decoder(ctx, plan.postSpeech)
 	if err != nil {
 		return nil, msgModelNotLoaded, err
 	}
@@ -548,8 +548,8 @@ func (s *listenSession) results(ch *listenChannel, alt api.Alternative, ents []a
 		Channel:      api.ResultsChannel{Alternatives: []api.Alternative{alt}},
 		Metadata: api.ResultsMetadata{
 			RequestID: s.rid,
-			ModelInfo: modelInfo(),
-			ModelUUID: sttModelUUID,
+			ModelInfo: listenModelFor(s.plan.opts.Model).info(),
+			ModelUUID: listenModelFor(s.plan.opts.Model).uuid,
 			Extra:     s.plan.opts.Extra,
 		},
 		Entities: ents,
@@ -614,8 +614,9 @@ func (s *listenSession) sendMetadata() {
 		if info, ok := s.audio.Info(); ok {
 			md.Channels = info.Channels
 		}
-		md.Models = []string{sttModelUUID}
-		md.ModelInfo = map[string]api.ModelInfo{sttModelUUID: modelInfo()}
+		m := listenModelFor(s.plan.opts.Model)
+		md.Models = []string{m.uuid}
+		md.ModelInfo = map[string]api.ModelInfo{m.uuid: m.info()}
 	}
 	s.send(md)
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/earshot-app/earshot/engine/tts"
 )
 
-// The speech-to-text model behind every /v1/listen name the engine
-// answers to. It says what it is: pocketsphinx with the CMU Sphinx US
+// The speech-to-text model behind the /v1/listen names the engine
+// answers to, but for base (fastmodel.go). It says what it is: pocketsphinx with the CMU Sphinx US
 // English model, as Debian packages them.
 const (
 	sttModelName    = "pocketsphinx-en-us"
@@ -29,7 +29,7 @@ var modelNamespace = uuid.MustParse("6f1c7c2e-5b1e-4a8e-9d33-2f3b8e7c9a10")
 var sttModelUUID = uuid.NewSHA1(modelNamespace, []byte(sttModelName)).String()
 
 // listenNames are the /v1/listen model names the engine serves, each with
-// the same recogniser; listenAliases are the service's spellings of them.
+// the same recogniser but base, which has a faster search; listenAliases are the service's spellings of them.
 var (
 	listenNames   = []string{"nova-3", "nova-2", "nova", "enhanced", "base"}
 	listenAliases = map[string]string{
@@ -78,17 +78,18 @@ func englishOnly(lang string) bool {
 }
 
 func sttRecord(name string) api.STTModel {
+	m := listenModelFor(name)
 	return api.STTModel{
 		Name:            name,
 		CanonicalName:   name,
 		Architecture:    sttModelArch,
 		Languages:       sttLanguages,
 		Version:         sttModelVersion,
-		UUID:            sttModelUUID,
+		UUID:            m.uuid,
 		Batch:           true,
 		Streaming:       true,
 		FormattedOutput: true,
-		Engine:          sttEngine,
+		Engine:          m.engine,
 	}
 }
 
@@ -198,9 +199,4 @@ func (e *Engine) handleModel(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeError(w, r, http.StatusNotFound, "MODEL_NOT_FOUND", fmt.Sprintf("No model %q is served by the local engine.", id))
-}
-
-// modelInfo is the model_info of transcription results.
-func modelInfo() api.ModelInfo {
-	return api.ModelInfo{Name: sttModelName, Version: sttModelVersion, Arch: sttModelArch}
 }

@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFastModel checks the engine's second recogniser: base (and its
+// aliases) is decoded with the fast search, says so in its model record
+// and in results, and hears a real recording differently from nova-3.
+func TestFastModel(t *testing.T) {
+	t.Parallel()
+	list, err := newClient(t, shared).Models(testContext(t, time.Minute), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range list.STT {
+		fast := m.Name == "base"
+		if got := strings.Contains(m.Engine, "fast search"); got != fast {
+			t.Errorf("%s: engine %q; want fast search named for base only", m.Name, m.Engine)
+		}
+		if fast && m.UUID != fastModelUUID || !fast && m.UUID == fastModelUUID {
+			t.Errorf("%s: uuid %s", m.Name, m.UUID)
+		}
+	}
+
+	wav := readFile(t, clipPath("0920"))
+	transcripts := map[string]string{}
+	for _, model := range []string{"nova-3", "base", "general"} {
+		r := postListen(t, "model="+model, wav, "audio/wav").listenOK(t)
+		info := r.Metadata.ModelInfo[r.Metadata.Models[0]]
+		wantName := "pocketsphinx-en-us"
+		if model != "nova-3" {
+			wantName = "pocketsphinx-en-us-fast"
+		}
+		if info.Name != wantName || info.Arch != "pocketsphinx" {
+			t.Errorf("%s: model_info %+v, want name %s", model, info, wantName)
+		}
+		transcripts[model] = r.Transcript()
+	}
+	t.Logf("nova-3: %s\nbase:   %s", transcripts["nova-3"], transcripts["base"])
+	if transcripts["base"] == transcripts["nova-3"] {
+		t.Errorf("base heard exactly what nova-3 did (%q): not a different model", transcripts["base"])
+	}
+	if transcripts["general"] != transcripts["base"] {
+		t.Errorf("general (an alias of base) heard %q, base %q", transcripts["general"], transcripts["base"])
+	}
+	if len(strings.Fields(transcripts["base"])) < 10 {
+		t.Errorf("base heard only %q", transcripts["base"])
+	}
+}
