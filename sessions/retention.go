@@ -98,3 +98,61 @@ func (r *Retention) Stop() {
 	r.once.Do(r.cancel)
 	<-r.done
 }
+
+// HistoryHit is a session a search found, with its best match.
+type HistoryHit struct {
+	Session store.Session
+	store.Hit
+}
+
+// SearchHistory finds the sessions whose words match query among those f
+// keeps (its kinds and dates; not its paging), best match first, one hit
+// per session, at most limit of them.
+func (w *Workspace) SearchHistory(ctx context.Context, query string, limit int, f store.Filter) ([]HistoryHit, error) {
+	var kinds []string
+	if f.Kind != "" {
+		kinds = append(kinds, f.Kind)
+	}
+	kinds = append(kinds, f.Kinds...)
+	ask := limit
+	if !f.Since.IsZero() || !f.Until.IsZero() {
+		ask = store.MaxHits // dates are applied to the hits
+	}
+	hits, err := w.cfg.History.Search(ctx, query, ask, kinds...)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, h := range hits {
+		if !seen[h.SessionID] {
+			seen[h.SessionID] = true
+			ids = append(ids, h.SessionID)
+		}
+	}
+	byID, err := w.cfg.History.SessionsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []HistoryHit
+	for _, h := range hits {
+		s, ok := byID[h.SessionID]
+		if !ok {
+			continue // deleted since, or already listed
+		}
+		delete(byID, h.SessionID)
+		if (!f.Since.IsZero() && s.Started.Before(f.Since)) || (!f.Until.IsZero() && !s.Started.Before(f.Until)) {
+			continue
+		}
+		if out = append(out, HistoryHit{Session: s, Hit: h}); len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// HasAudio reports whether session id has its audio kept, so that it can
+// be played or run again.
+func (w *Workspace) HasAudio(ctx context.Context, id int64) (bool, error) {
+	return w.cfg.History.HasAudio(ctx, id)
+}

@@ -220,3 +220,23 @@ func TestSettingsRetention(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionsByID(t *testing.T) {
+	d := openTest(t)
+	now := time.Now()
+	a := addAt(t, d, KindCaptions, now, StatusDone)
+	b := addAt(t, d, KindAgent, now, StatusDone)
+	got, err := d.SessionsByID(t.Context(), []int64{b, a, 9999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[a].Kind != KindCaptions || got[b].Kind != KindAgent || got[a].Segments != 1 {
+		t.Errorf("SessionsByID = %+v", got)
+	}
+	if got, err := d.SessionsByID(t.Context(), nil); err != nil || len(got) != 0 {
+		t.Errorf("no ids: %v, %v", got, err)
+	}
+	if _, err := d.SessionsByID(t.Context(), make([]int64, MaxHits+1)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("too many ids: %v, want ErrInvalid", err)
+	}
+}

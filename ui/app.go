@@ -63,6 +63,7 @@ var (
 	saveShortcut    = ctrl(fyne.KeyS)
 	refreshShortcut = ctrl(fyne.KeyR)
 	quitShortcut    = ctrl(fyne.KeyQ)
+	historyShortcut = ctrl(fyne.KeyH)
 	overlayShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
 
 	converseShortcut       = ctrl(fyne.KeyT)
@@ -193,8 +194,13 @@ type App struct {
 	voices   *voicesTab
 	agent    *agentTab
 	analyze  *analyzeTab
+	history  *historyTab
 	settings *settingsTab
 	service  *serviceTab
+
+	// retention prunes history past the settings' retention while the
+	// app runs (started by load, stopped by stop).
+	retention *sessions.Retention
 
 	// lazyTabs are the tabs built when first shown, by index in tabs;
 	// nil for one built with the window.
@@ -284,17 +290,19 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	app.voices = newVoicesTab(app)
 	app.agent = newAgentTab(app)
 	app.analyze = newAnalyzeTab(app)
+	app.history = newHistoryTab(app)
 	app.settings = newSettingsTab(app)
 	app.service = newServiceTab(app)
 	// Captions is what the window opens on; the other tabs are built the
 	// first time they are shown (lazytab.go).
-	app.lazyTabs = []*lazyTab{nil, &app.converse.ui, &app.voices.ui, &app.agent.ui, &app.analyze.ui, &app.settings.ui, &app.service.ui}
+	app.lazyTabs = []*lazyTab{nil, &app.converse.ui, &app.voices.ui, &app.agent.ui, &app.analyze.ui, &app.history.ui, &app.settings.ui, &app.service.ui}
 	app.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Captions", micIcon, app.captions.buildUI()),
 		container.NewTabItemWithIcon("Conversation", theme.AccountIcon(), app.converse.ui.init(app.converse.buildUI)),
 		container.NewTabItemWithIcon("Voices", theme.VolumeUpIcon(), app.voices.ui.init(app.voices.buildUI)),
 		container.NewTabItemWithIcon("Agent", theme.MediaRecordIcon(), app.agent.ui.init(app.agent.buildUI)),
 		container.NewTabItemWithIcon("Analyze", theme.DocumentIcon(), app.analyze.ui.init(app.analyze.buildUI)),
+		container.NewTabItemWithIcon("History", theme.HistoryIcon(), app.history.ui.init(app.history.buildUI)),
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), app.settings.ui.init(app.settings.buildUI)),
 		container.NewTabItemWithIcon("Service", theme.ComputerIcon(), app.service.ui.init(app.service.buildUI)),
 	)
@@ -328,6 +336,11 @@ func (a *App) load() {
 	app.captions.history.reload()
 	app.analyze.reload()
 	app.loadMicrophones()
+	app.retention = app.ws.StartRetention(app.ctx, nil, func(n int, err error) {
+		if n > 0 {
+			app.onUI(func() { app.historyChanged("") })
+		}
+	})
 	if opts.AutoStart {
 		// Once the settings are read: they say what captions hear.
 		app.captions.autoStart = true
@@ -389,6 +402,7 @@ func (a *App) buildMenu() *fyne.MainMenu {
 	quit.IsQuit = true
 	earshot := fyne.NewMenu("Earshot",
 		item("Refresh service", refreshShortcut, theme.ViewRefreshIcon(), func() { a.service.onRefresh() }),
+		item("History", historyShortcut, theme.HistoryIcon(), func() { a.SelectTab("History") }),
 		item("Save settings", saveShortcut, theme.DocumentSaveIcon(), a.voicesSave(func() {
 			a.SelectTab("Settings")
 			a.settings.onSave()
@@ -489,6 +503,7 @@ func (a *App) stop() {
 		}
 	}
 	a.cancel()
+	a.retention.Stop()
 	a.wg.Wait()
 }
 

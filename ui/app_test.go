@@ -102,8 +102,8 @@ func TestWindow(t *testing.T) {
 		for _, it := range h.tabs.Items {
 			tabs = append(tabs, it.Text)
 		}
-		if got := strings.Join(tabs, ","); got != "Captions,Conversation,Voices,Agent,Analyze,Settings,Service" {
-			t.Errorf("tabs = %s, want Captions,Conversation,Voices,Agent,Analyze,Settings,Service", got)
+		if got := strings.Join(tabs, ","); got != "Captions,Conversation,Voices,Agent,Analyze,History,Settings,Service" {
+			t.Errorf("tabs = %s, want Captions,Conversation,Voices,Agent,Analyze,History,Settings,Service", got)
 		}
 		if got := h.tabs.Selected().Text; got != "Captions" {
 			t.Errorf("the window opens on %s, want Captions", got)
@@ -392,7 +392,8 @@ func TestSelectTab(t *testing.T) {
 		{"settings", true},
 		{"Service", true},
 		{"service", true},
-		{"history", false},
+		{"history", true},
+		{"histories", false},
 		{"", false},
 	}
 	for _, tt := range tests {

@@ -94,7 +94,7 @@ func TestTabsBuiltWhenFirstShown(t *testing.T) {
 		}
 	})
 
-	h.ui(func() { h.tabs.SelectIndex(6) }) // as a click on the tab does (Service)
+	h.ui(func() { h.tabs.SelectIndex(7) }) // as a click on the tab does (Service)
 	h.assertShows(t, "http://127.0.0.1:40123", "Models (2)", "aura-2-thalia-en")
 
 	h.ui(func() { h.SelectTab("Conversation") })
