@@ -109,6 +109,9 @@ type AgentConfig struct {
 	Settings api.AgentSettings
 	// Source is the microphone; nil for a typed conversation.
 	Source audio.Source
+	// Inspector, when not nil, keeps the conversation's wire events with
+	// its history entry.
+	Inspector *Inspector
 	// Player plays the agent's voice; nil keeps it silent (text only).
 	Player Player
 	Mode   ListenMode
@@ -271,7 +274,8 @@ func (a *AgentSession) Start(ctx context.Context) error {
 			return nil, err
 		}
 		a.emit(&StateEvent{State: StateConnecting})
-		conn, err := a.cfg.Dialer.Converse(ctx, set)
+		dctx, wireLabel := runWire(ctx) // the entry is made once connected
+		conn, err := a.cfg.Dialer.Converse(dctx, set)
 		if err != nil {
 			return nil, err
 		}
@@ -283,6 +287,7 @@ func (a *AgentSession) Start(ctx context.Context) error {
 			return nil, err
 		}
 		a.conn, a.rec = conn, rec
+		a.cfg.Inspector.Bind(wireLabel, rec.ID())
 		if b, err := api.EncodeAgentMessage(&set); err == nil {
 			a.emit(&AgentWireEvent{Out: true, Type: api.TypeSettings, JSON: string(b), At: a.clock.Now()})
 		}
@@ -1059,7 +1064,7 @@ func (w *Workspace) StartAgent(ctx context.Context, req AgentRequest) (*AgentSes
 	}
 	var a *AgentSession
 	self := func() int64 { return a.ID() }
-	cfg := AgentConfig{Dialer: ClientAgent{conn.Client}, Settings: set, Mode: req.Mode, History: w.cfg.History,
+	cfg := AgentConfig{Dialer: ClientAgent{conn.Client}, Inspector: w.inspector, Settings: set, Mode: req.Mode, History: w.cfg.History,
 		Backend: conn.Name, Logger: w.log, Functions: w.HistoryFunctions(self), Source: req.Source}
 	if !req.Text && cfg.Source == nil {
 		src, _, err := w.openSource(ctx, s, nil, "", req.DeviceID)

@@ -378,7 +378,7 @@ func (s *AnalysisSession) run(ctx context.Context, req api.ReadRequest, opts api
 	ctx, cancel := untilStopped(ctx, s.stopping())
 	defer cancel()
 	s.emit(&AnalysisProgressEvent{Phase: AnalysisAnalysing})
-	resp, err := s.a.Client.Read(ctx, req, opts)
+	resp, err := s.a.Client.Read(rec.wire(ctx), req, opts)
 	if err != nil {
 		rec.finish(endStatus(ctx), 0, err)
 		var ae *api.Error

@@ -641,7 +641,7 @@ func (r *captionsRun) dial(ctx context.Context) {
 		dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 		defer cancel()
 		if err == nil {
-			st, err = r.c.cfg.Streamer.Listen(dctx, r.opts)
+			st, err = r.c.cfg.Streamer.Listen(r.rec.wire(dctx), r.opts)
 		}
 		if err != nil && st != nil {
 			st.Close()

@@ -164,6 +164,9 @@ type ConversationHistory = CaptionHistory
 type ConversationConfig struct {
 	// Streamer opens the stream.
 	Streamer TurnStreamer
+	// Inspector, when not nil, keeps the stream's wire events with the
+	// session's history entry.
+	Inspector *Inspector
 	// Options are the stream's options; the session sets the audio format
 	// (linear16, 16 kHz) itself. An empty model is flux-general-en.
 	Options api.TurnOptions
@@ -320,6 +323,7 @@ func (c *Conversation) prepare(ctx context.Context) (runFunc, error) {
 	}
 	c.emit(&StateEvent{State: StateConnecting})
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	dctx, wireLabel := runWire(dctx) // the entry is made once connected
 	st, err := c.cfg.Streamer.Turns(dctx, c.opts)
 	cancel()
 	if err != nil {
@@ -341,6 +345,7 @@ func (c *Conversation) prepare(ctx context.Context) (runFunc, error) {
 	c.mu.Lock()
 	c.sessionID = rec.ID()
 	c.mu.Unlock()
+	c.cfg.Inspector.Bind(wireLabel, rec.ID())
 	keep, err := newKeptAudio(c.cfg.KeepAudio && rec != nil, c.cfg.History, 1, c.log)
 	if err != nil {
 		c.log.Warn("conversation: the audio will not be kept", "err", err)

@@ -174,7 +174,7 @@ func (s *FileTranscriptionSession) run(ctx context.Context, file io.Reader, tota
 	report := func(p Progress) { s.emit(&FileProgressEvent{Progress: p}) }
 	report(Progress{Phase: PhaseUploading, Total: total})
 	cr := &countingReader{r: file, total: total, clock: s.clock, report: report}
-	resp, err := s.f.Client.Transcribe(ctx, cr, contentTypeOf(s.path), s.opts)
+	resp, err := s.f.Client.Transcribe(rec.wire(ctx), cr, contentTypeOf(s.path), s.opts)
 	// The transport may still hold the body: no report after this one.
 	cr.stop()
 	if err != nil {

@@ -687,7 +687,7 @@ func (w *Workspace) MeetingNotes(ctx context.Context, id int64, redo bool, progr
 		return Notes{}, err
 	}
 	t := NoteTaker{Client: conn.Client, Backend: conn.Name, Language: s.Language, Logger: w.log}
-	n, err := t.Write(ctx, m, progress)
+	n, err := t.Write(WireContext(ctx, id), m, progress) // kept with the meeting
 	if err != nil {
 		return Notes{}, err
 	}

@@ -302,6 +302,9 @@ type VoiceHistory interface {
 type VoicesConfig struct {
 	// Streamer opens the speak streams; ClientStreamer adapts *api.Client.
 	Streamer SpeakStreamer
+	// Inspector, when not nil, keeps a synthesis's wire events with its
+	// history entry.
+	Inspector *Inspector
 	// Models lists the service's models, for the voice list.
 	Models func(ctx context.Context) (*api.ModelList, error)
 	// Speakers plays the audio; nil means no playback (every synthesis

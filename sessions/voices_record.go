@@ -123,6 +123,7 @@ func (r *synthRun) save(ctx context.Context, res SynthesisResult, runErr error) 
 		report(&SaveFailedEvent{What: "the synthesis", Err: err})
 		return 0
 	}
+	s.v.cfg.Inspector.Bind(s.wireLabel, record.ID())
 	record.save(ctx, "the text", bounded(func(ctx context.Context, id int64) error {
 		return s.hist.SaveResponse(ctx, id, body, req.Text)
 	}))

@@ -208,6 +208,9 @@ type Synthesis struct {
 	v    *Voices
 	req  SynthesisRequest
 	hist synthesisHistory // nil without history
+	// wireLabel labels the stream's wire events until the history entry,
+	// made at the end, is bound to it; set before the run starts.
+	wireLabel string
 
 	mu     sync.Mutex // guards result
 	result SynthesisResult
@@ -266,6 +269,7 @@ func (s *Synthesis) prepare(ctx context.Context) (runFunc, error) {
 		}
 	}
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	dctx, s.wireLabel = runWire(dctx)
 	st, err := s.v.open(dctx, s.req)
 	cancel()
 	if err != nil {

@@ -56,6 +56,8 @@ type WorkspaceConfig struct {
 type Workspace struct {
 	cfg WorkspaceConfig
 	log *slog.Logger
+	// inspector sees every request and message of every connection.
+	inspector *Inspector
 
 	mu   sync.Mutex  // guards conn, gen
 	conn *Connection // built on first use, dropped when settings or key change
@@ -73,8 +75,17 @@ func NewWorkspace(cfg WorkspaceConfig) (*Workspace, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Workspace{cfg: cfg, log: log}, nil
+	ins := NewInspector(InspectorConfig{Store: cfg.History, Logger: log})
+	return &Workspace{cfg: cfg, log: log, inspector: ins}, nil
 }
+
+// Inspector returns the wire inspector of every connection the workspace
+// makes.
+func (w *Workspace) Inspector() *Inspector { return w.inspector }
+
+// Close writes the wire events still waiting to history. Call it before
+// closing the history.
+func (w *Workspace) Close() error { return w.inspector.Close() }
 
 // Settings returns the saved settings.
 func (w *Workspace) Settings(ctx context.Context) (store.Settings, error) {
@@ -154,7 +165,7 @@ func (w *Workspace) Connection(ctx context.Context) (*Connection, error) {
 		if err != nil && s.Backend != BackendLocal {
 			return nil, fmt.Errorf("read the API key: %w", err)
 		}
-		conn, err = Connect(s, key, w.cfg.Local, w.log)
+		conn, err = connect(s, key, w.cfg.Local, w.log, w.inspector)
 		if err != nil {
 			return nil, err
 		}
@@ -223,6 +234,7 @@ func (w *Workspace) Voices(ctx context.Context) (*Voices, error) {
 		return nil, err
 	}
 	return NewVoices(VoicesConfig{
+		Inspector:    w.inspector,
 		Streamer:     ClientStreamer{Client: conn.Client},
 		Models:       func(ctx context.Context) (*api.ModelList, error) { return conn.Client.Models(ctx, false) },
 		Speakers:     w.cfg.Speakers,
@@ -471,6 +483,7 @@ func (w *Workspace) StartConversation(ctx context.Context, req ConversationReque
 		opts = *req.Options
 	}
 	c := NewConversation(ConversationConfig{
+		Inspector:  w.inspector,
 		Streamer:   ClientStreamer{Client: conn.Client},
 		Options:    opts,
 		Source:     src,
