@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -99,6 +100,7 @@ func runApp(ctx context.Context, setup appSetup) error {
 	if err != nil {
 		return err
 	}
+	defer ws.Close() // the inspector's last events, before the history closes
 	w := ui.New(app.NewWithID(ui.AppID), ws, opts)
 	if err := shot.show(w); err != nil {
 		return err
@@ -184,7 +186,8 @@ func openWorkspace(ctx context.Context) (*cli.Workspace, error) {
 		data.close()
 		return nil, err
 	}
-	return &cli.Workspace{Workspace: ws, History: data.db, Close: data.close}, nil
+	closeAll := func() error { return errors.Join(ws.Close(), data.close()) }
+	return &cli.Workspace{Workspace: ws, History: data.db, Close: closeAll}, nil
 }
 
 // localEngine starts the built-in engine the first time it is asked for,
