@@ -1,0 +1,331 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/worddiff"
+	"github.com/earshot-app/earshot/store"
+)
+
+// ErrNoAudio is returned by Rerun for an entry that has no audio kept
+// and no file to read it from again.
+var ErrNoAudio = errors.New("this entry has no audio to run again")
+
+// RerunOptions says how to run an entry's audio again. The zero value
+// runs it with the settings' service and model.
+type RerunOptions struct {
+	// Model is the model to ask for; "" is the settings' model.
+	Model string
+	// Backend is BackendLocal or BackendHosted; "" is the settings'
+	// backend (a custom address included).
+	Backend string
+	// Region is the hosted service's region ("" or "global", "eu", ...);
+	// with Backend "" the settings' region is used when it is empty.
+	Region string
+	// Language is the language to ask for; "" is the settings'.
+	Language string
+	// SmartFormat and Diarize ask for formatting and speakers.
+	SmartFormat bool
+	Diarize     bool
+}
+
+// RerunSide is one of the two results a re-run compares.
+type RerunSide struct {
+	SessionID int64
+	Title     string
+	Kind      string // the entry's kind (store.Kind...)
+	Backend   string // for people: "Local engine", "Hosted service (eu)", ...
+	Model     string // the model asked for; "" for the service's default
+	// ModelName is the model that answered, as its result names it
+	// (model_info), or "" when the entry does not say.
+	ModelName  string
+	Transcript string
+	// Took is how long the entry took: for a re-run or a file, from
+	// sending the audio to the answer; for a live session (Live), its
+	// length, as it was transcribed while it was spoken.
+	Took time.Duration
+	Live bool
+	// Audio is the length of the audio, in seconds, or 0 when unknown.
+	Audio float64
+}
+
+// RerunResult is an entry and its re-run side by side.
+type RerunResult struct {
+	Original, New RerunSide
+	// Diff aligns the new transcript (hypothesis) against the original
+	// (reference), word by word.
+	Diff worddiff.Result
+	// WER is the word error rate of the new transcript against the
+	// original: Diff.WER().
+	WER float64
+}
+
+// rerunDetails is the Details JSON of a re-run's history entry.
+type rerunDetails struct {
+	RerunOf int64 `json:"rerun_of"`
+}
+
+// rerunAudio is the audio a re-run sends.
+type rerunAudio struct {
+	data        io.Reader
+	size        int64
+	contentType string
+	close       func()
+}
+
+// Rerun runs the audio of history entry id again, as a batch
+// transcription on the service and model opts choose, saves the result as
+// a new file entry whose details name the entry it re-ran ({"rerun_of":
+// id}), and returns both results with the word diff, the word error rate
+// of the new transcript against the original, and each one's time.
+//
+// The audio is the entry's kept audio; for a file without it, the file
+// itself if it is still there; for a re-run, the audio of what it re-ran.
+// Without any, Rerun returns ErrNoAudio. The hosted service without a
+// key is ErrNoKey; both before anything is sent. progress, which may be
+// nil, hears how the upload goes; it is called on other goroutines and
+// must not block.
+func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, progress func(Progress)) (*RerunResult, error) {
+	h := w.cfg.History
+	orig, err := h.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	src, err := w.rerunAudio(ctx, orig, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	origSide, err := w.rerunOriginal(ctx, orig)
+	if err != nil {
+		return nil, err
+	}
+
+	settings, err := w.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := w.rerunConnection(settings, opts)
+	if err != nil {
+		return nil, err
+	}
+	lo := api.ListenOptions{Model: opts.Model, Language: opts.Language, SmartFormat: opts.SmartFormat, Punctuate: true}
+	if lo.Model == "" {
+		lo.Model = settings.Model
+	}
+	if lo.Language == "" {
+		lo.Language = settings.Language
+	}
+	if opts.Diarize {
+		lo.DiarizeModel = "latest"
+	}
+	if err := lo.CheckRequest(api.Batch); err != nil {
+		return nil, err
+	}
+
+	optJSON, _ := json.Marshal(lo.Query())
+	details, _ := json.Marshal(rerunDetails{RerunOf: id})
+	rec, err := openRecord(ctx, h, store.Session{
+		Kind:    store.KindFile,
+		Title:   rerunTitle(orig.Title),
+		Source:  orig.Source,
+		Backend: conn.Name,
+		Model:   lo.Model,
+		Options: string(optJSON),
+		Details: string(details),
+	}, nil, w.log, nil)
+	if err != nil {
+		return nil, err
+	}
+	report := func(Progress) {}
+	if progress != nil {
+		report = progress
+	}
+	report(Progress{Phase: PhaseUploading, Total: src.size})
+	cr := &countingReader{r: src.data, total: src.size, clock: rec.clock, report: report}
+	began := time.Now()
+	resp, err := conn.Client.Transcribe(rec.wire(ctx), cr, src.contentType, lo)
+	took := time.Since(began)
+	cr.stop()
+	if err != nil {
+		rec.finish(endStatus(ctx), 0, err)
+		return nil, err
+	}
+	report(Progress{Phase: PhaseDone, Sent: src.size, Total: src.size})
+	saved := rec.save(ctx, "the transcript", func(ctx context.Context, id int64) error {
+		body, err := json.Marshal(resp)
+		if err != nil {
+			return err
+		}
+		return h.SaveResponse(ctx, id, body, resp.Transcript())
+	})
+	finishSaved(rec, saved, resp.Metadata.Duration)
+	if !saved {
+		return nil, rec.failed
+	}
+	newSide := RerunSide{
+		SessionID:  rec.ID(),
+		Title:      rerunTitle(orig.Title),
+		Kind:       store.KindFile,
+		Backend:    conn.Name,
+		Model:      lo.Model,
+		ModelName:  modelNameOf(resp),
+		Transcript: resp.Transcript(),
+		Took:       took,
+		Audio:      resp.Metadata.Duration,
+	}
+	if origSide.Audio == 0 {
+		origSide.Audio = newSide.Audio
+	}
+	diff := worddiff.Compare(origSide.Transcript, newSide.Transcript)
+	return &RerunResult{Original: origSide, New: newSide, Diff: diff, WER: diff.WER()}, nil
+}
+
+// rerunTitle names a re-run's entry.
+func rerunTitle(title string) string {
+	const prefix = "Re-run of "
+	title = strings.TrimPrefix(title, prefix)
+	if title == "" {
+		title = "an entry"
+	}
+	return prefix + title
+}
+
+// maxRerunChain bounds how far back a re-run of a re-run looks for audio.
+const maxRerunChain = 8
+
+// rerunAudio finds the audio of entry s: kept with it, its file, or the
+// audio of the entry it re-ran.
+func (w *Workspace) rerunAudio(ctx context.Context, s store.Session, depth int) (rerunAudio, error) {
+	a, err := w.cfg.History.Audio(ctx, s.ID)
+	if err == nil {
+		return rerunAudio{data: bytes.NewReader(a.Data), size: int64(len(a.Data)), contentType: a.ContentType, close: func() {}}, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return rerunAudio{}, err
+	}
+	if s.Kind != store.KindFile {
+		return rerunAudio{}, ErrNoAudio
+	}
+	var d rerunDetails
+	if s.Details != "" && json.Unmarshal([]byte(s.Details), &d) == nil && d.RerunOf > 0 && depth < maxRerunChain {
+		of, err := w.cfg.History.Session(ctx, d.RerunOf)
+		if errors.Is(err, store.ErrNotFound) {
+			return rerunAudio{}, ErrNoAudio
+		}
+		if err != nil {
+			return rerunAudio{}, err
+		}
+		return w.rerunAudio(ctx, of, depth+1)
+	}
+	if s.Source == "" || !filepath.IsAbs(s.Source) {
+		return rerunAudio{}, ErrNoAudio
+	}
+	f, err := os.Open(s.Source)
+	if err != nil {
+		return rerunAudio{}, fmt.Errorf("%w: %w", ErrNoAudio, &FileError{Name: filepath.Base(s.Source), Err: err})
+	}
+	info, err := f.Stat()
+	if err != nil || info.IsDir() {
+		f.Close()
+		return rerunAudio{}, ErrNoAudio
+	}
+	return rerunAudio{data: f, size: info.Size(), contentType: contentTypeOf(s.Source), close: func() { f.Close() }}, nil
+}
+
+// rerunOriginal reads what entry s heard, and how long it took.
+func (w *Workspace) rerunOriginal(ctx context.Context, s store.Session) (RerunSide, error) {
+	side := RerunSide{SessionID: s.ID, Title: s.Title, Kind: s.Kind, Backend: s.Backend, Model: s.Model, Audio: s.Duration}
+	if !s.Ended.IsZero() && s.Ended.After(s.Started) {
+		side.Took = s.Ended.Sub(s.Started)
+	}
+	switch s.Kind {
+	case store.KindCaptions, store.KindConversation, store.KindAgent:
+		side.Live = true
+	}
+	switch s.Kind {
+	case store.KindFile:
+		body, err := w.cfg.History.Response(ctx, s.ID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return side, err
+		}
+		if len(body) > 0 {
+			var resp api.ListenResponse
+			if err := json.Unmarshal(body, &resp); err != nil {
+				return side, fmt.Errorf("the saved transcript is damaged: %w", err)
+			}
+			side.Transcript = resp.Transcript()
+			side.ModelName = modelNameOf(&resp)
+			if side.Audio == 0 {
+				side.Audio = resp.Metadata.Duration
+			}
+		}
+	case store.KindSynthesis:
+		// What was spoken is the text it was given.
+		text, err := w.cfg.History.ResponseText(ctx, s.ID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return side, err
+		}
+		side.Transcript = text
+	default:
+		t, err := w.Transcript(ctx, s.ID)
+		if err != nil {
+			return side, err
+		}
+		var words []string
+		for _, c := range t.Captions {
+			words = append(words, c.Text)
+		}
+		side.Transcript = strings.Join(words, " ")
+	}
+	return side, nil
+}
+
+// rerunConnection builds a connection to the service opts choose.
+func (w *Workspace) rerunConnection(s store.Settings, opts RerunOptions) (*Connection, error) {
+	switch opts.Backend {
+	case "":
+		if opts.Region != "" {
+			s.Region = opts.Region
+		}
+	case BackendLocal:
+		s.Backend = BackendLocal
+	case BackendHosted:
+		s.Backend, s.Region = BackendHosted, opts.Region
+	default:
+		return nil, fmt.Errorf("unknown backend %q: local or hosted", opts.Backend)
+	}
+	if s.Backend == "" {
+		s.Backend = BackendLocal
+		if key, _, err := w.cfg.Keys.Key(); err == nil && key != "" {
+			s.Backend = BackendHosted
+		}
+	}
+	var key api.Secret
+	if s.Backend != BackendLocal {
+		k, _, err := w.cfg.Keys.Key()
+		if err != nil {
+			return nil, fmt.Errorf("read the API key: %w", err)
+		}
+		key = k
+	}
+	return connect(s, key, w.cfg.Local, w.log, w.inspector)
+}
+
+// modelNameOf is the name of the model that answered, from model_info.
+func modelNameOf(r *api.ListenResponse) string {
+	if r == nil || len(r.Metadata.Models) == 0 {
+		return ""
+	}
+	return r.Metadata.ModelInfo[r.Metadata.Models[0]].Name
+}
