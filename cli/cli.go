@@ -75,6 +75,7 @@ var commands = map[string]command{
 	"history":    {summary: historySummary, run: plainErrors(history)},
 	"notes":      {summary: notesSummary, run: plainErrors(notes)},
 	"read":       {summary: readSummary, run: plainErrors(read)},
+	"rerun":      {summary: rerunSummary, run: plainErrors(rerun)},
 	"serve":      {summary: "run the local engine as a headless server", run: runServe},
 	"speak":      {summary: speakSummary, run: plainErrors(speak)},
 	"transcribe": {summary: transcribeSummary, run: plainErrors(transcribe)},
