@@ -33,6 +33,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/sessions"
@@ -190,6 +191,8 @@ type App struct {
 	tabs     *container.AppTabs
 	captions *captionsTab
 	overlay  *overlay // the caption overlay (overlay.go)
+	// wire is the wire inspector's window (inspector.go).
+	wire     *inspector
 	converse *conversationTab
 	voices   *voicesTab
 	agent    *agentTab
@@ -286,6 +289,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 
 	app.captions = newCaptionsTab(app)
 	app.overlay = newOverlay(app)
+	app.wire = newInspector(app)
 	app.converse = newConversationTab(app)
 	app.voices = newVoicesTab(app)
 	app.agent = newAgentTab(app)
@@ -312,7 +316,10 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 			app.analyze.reload()
 		}
 	})
-	w.SetContent(container.NewBorder(app.header.buildUI(), nil, nil, nil, app.tabs))
+	inspect := widget.NewButtonWithIcon("Inspector", theme.ListIcon(), app.wire.show)
+	inspect.Importance = widget.LowImportance
+	top := container.NewBorder(nil, nil, nil, container.NewCenter(inspect), app.header.buildUI())
+	w.SetContent(container.NewBorder(top, nil, nil, nil, app.tabs))
 	w.SetMainMenu(app.buildMenu())
 	w.Resize(fyne.NewSize(1100, 720))
 	w.CenterOnScreen()
@@ -403,6 +410,7 @@ func (a *App) buildMenu() *fyne.MainMenu {
 	earshot := fyne.NewMenu("Earshot",
 		item("Refresh service", refreshShortcut, theme.ViewRefreshIcon(), func() { a.service.onRefresh() }),
 		item("History", historyShortcut, theme.HistoryIcon(), func() { a.SelectTab("History") }),
+		item("Wire inspector", inspectorShortcut, theme.ListIcon(), a.wire.toggle),
 		item("Save settings", saveShortcut, theme.DocumentSaveIcon(), a.voicesSave(func() {
 			a.SelectTab("Settings")
 			a.settings.onSave()
