@@ -35,7 +35,9 @@ type screenshot struct {
 // replayed in real time as the microphone, captioned at once; for
 // "conversation" LibriVox lines with pauses between them, replayed in
 // real time as the microphone, in a conversation started at once; for
-// "overlay" the same captions in the caption overlay; for "meeting"
+// "overlay" the same captions in the caption overlay; for "inspector"
+// the same captions with the wire inspector open on their messages; for
+// "meeting"
 // the reader at the microphone and the card player in the computer's
 // sound, heard both ways; for
 // "analyze" a made-up support call pasted and analysed by the local
@@ -52,7 +54,8 @@ func (screenshotSetup) prepare(ctx context.Context, cfg *sessions.WorkspaceConfi
 }
 
 // show selects the screenshot's tab; for "overlay", the Captions tab,
-// with the caption overlay shown over it.
+// with the caption overlay shown over it; for "inspector", the Captions
+// tab with the wire inspector's window.
 func (s screenshot) show(w *ui.App) error {
 	tab := s.tab
 	switch tab {
@@ -61,6 +64,9 @@ func (s screenshot) show(w *ui.App) error {
 		w.ShowOverlay()
 	case "meeting":
 		tab = "captions"
+	case "inspector":
+		tab = "captions"
+		w.ShowInspector()
 	}
 	if tab != "" && !w.SelectTab(tab) {
 		return fmt.Errorf("no view named %q to capture", s.tab)
@@ -75,7 +81,7 @@ func setUpScreenshot(ctx context.Context, shot string, cfg *sessions.WorkspaceCo
 	s := store.DefaultSettings()
 	s.Backend, s.Diarize = store.BackendLocal, true
 	switch shot {
-	case "captions", "overlay":
+	case "captions", "overlay", "inspector":
 		rec, err := loadRecording(ctx, recordingClips, 0.6, "Recording: a reader and a card player")
 		if err != nil {
 			return err

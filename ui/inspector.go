@@ -78,6 +78,12 @@ func newInspector(a *App) *inspector {
 	return &inspector{app: a, ins: a.ws.Inspector(), selected: -1, sessions: map[string]int64{}}
 }
 
+// ShowInspector opens the wire inspector, as its button does. It is safe
+// to call from any goroutine, and before ShowAndRun: the window opens on
+// the UI goroutine, after the main window. Tools that screenshot the
+// inspector use it.
+func (a *App) ShowInspector() { a.onUI(a.wire.show) }
+
 // toggle shows the inspector, or hides it when it is shown (its
 // shortcut). Call it on the UI goroutine.
 func (in *inspector) toggle() {
