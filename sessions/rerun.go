@@ -329,3 +329,21 @@ func modelNameOf(r *api.ListenResponse) string {
 	}
 	return r.Metadata.ModelInfo[r.Metadata.Models[0]].Name
 }
+
+// CanRerun reports whether entry id has audio Rerun can send: kept with
+// it, its file, or the audio of the entry it re-ran.
+func (w *Workspace) CanRerun(ctx context.Context, id int64) (bool, error) {
+	s, err := w.cfg.History.Session(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	src, err := w.rerunAudio(ctx, s, 0)
+	if errors.Is(err, ErrNoAudio) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	src.close()
+	return true, nil
+}

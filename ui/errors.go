@@ -114,6 +114,8 @@ func knownWords(err error) (string, bool) {
 		return sentence(err.Error()), true
 	case errors.Is(err, sessions.ErrNoKey):
 		return "No API key is set. Add one in Settings, or set " + sessions.EnvAPIKey + ".", true
+	case errors.Is(err, sessions.ErrNoAudio):
+		return "This entry has no audio to run again: its audio was not kept, and its file is gone.", true
 	case errors.Is(err, store.ErrSecretServiceUnavailable):
 		return "No Secret Service (keyring) was found, so the key is kept for this session only.", true
 	case errors.Is(err, store.ErrInvalid):

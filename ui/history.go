@@ -38,12 +38,14 @@ type historyPanel struct {
 	rename  *widget.Button
 	del     *widget.Button
 	notesB  *widget.Button // Meeting notes
+	rerunB  *widget.Button // Re-run…, for an entry with audio (rerun.go)
 	heading *widget.Label
 	notes   *notesView // built on first use
 
 	all      []store.Session // as last loaded
 	rows     []historyRow    // what the list shows: all, or the search's hits
 	selected int64           // the selected session's id, 0 for none
+	canRerun int64           // the selected session's id once it is known to have audio
 	quiet    bool            // selecting in code: do not open
 
 	loadGen      int // counts loads; only the latest one's answer is shown
@@ -99,6 +101,7 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	h.rename = widget.NewButtonWithIcon("Rename", theme.DocumentCreateIcon(), h.onRename)
 	h.del = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), h.onDelete)
 	h.notesB = h.tab.app.newMeetingNotesButton(h.selectedMeeting)
+	h.rerunB = widget.NewButtonWithIcon("Re-run…", theme.ViewRefreshIcon(), h.onRerun)
 	h.updateControls()
 	// The list shows every kind: any change to history is read again.
 	h.tab.app.watchHistory(func(string) { h.reload() })
@@ -106,7 +109,7 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	top := container.NewVBox(h.heading, h.search)
 	// Three a row: the list keeps the height of the tab beside the
 	// intelligence of a file.
-	buttons := container.NewGridWithColumns(3, h.open, h.export, h.notesB, h.rename, h.del)
+	buttons := container.NewGridWithColumns(3, h.open, h.export, h.notesB, h.rename, h.del, h.rerunB)
 	body := container.NewStack(h.list, container.NewVBox(h.empty))
 	return container.NewPadded(container.NewBorder(top, buttons, nil, nil, body))
 }
@@ -224,6 +227,7 @@ func (h *historyPanel) updateControls() {
 	enable(h.rename, on)
 	enable(h.del, on && !h.isLive(h.selected))
 	enable(h.notesB, h.selectedMeeting() != 0)
+	enable(h.rerunB, on && h.canRerun == h.selected && !h.isLive(h.selected))
 }
 
 // isLive reports whether id is the live session, which cannot be deleted
@@ -406,6 +410,7 @@ func (h *historyPanel) onSelected(id widget.ListItemID) {
 	}
 	h.selected = h.rows[id].s.ID
 	h.updateControls()
+	h.checkRerun(h.selected)
 	if h.tab.live == nil && !h.tab.starting {
 		h.tab.openSession(h.rows[id].s)
 	}

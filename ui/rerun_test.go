@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/earshot-app/earshot/internal/worddiff"
+	"github.com/earshot-app/earshot/store"
+)
+
+// TestRerunDialog runs a transcribed recording again from the Captions
+// tab's history with base, the local engine's fast search: Re-run… is
+// enabled for the entry, the dialog runs, and it shows both sides, the
+// models and times, the changed words coloured and the word error rate
+// of the re-run against the original.
+func TestRerunDialog(t *testing.T) {
+	settings := store.DefaultSettings()
+	settings.Backend = store.BackendLocal
+	settings.Model = "nova-3"
+	h := newHarnessWith(t, harnessConfig{engine: true, settings: &settings}, Options{})
+	if err := h.waitReady(t); err != nil {
+		t.Fatal(err)
+	}
+	path := writeWAV(t, "reading.wav", recording(t, reader1))
+	first, err := h.ws.TranscribeFile(t.Context(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := first.SessionID
+	h.ui(func() { h.historyChanged(store.KindFile) })
+	h.waitFor(t, "the entry in the history", func() bool {
+		for _, r := range h.captions.history.rows {
+			if r.s.ID == id {
+				return true
+			}
+		}
+		return false
+	})
+	h.selectSession(t, id)
+	h.waitFor(t, "Re-run… enabled", func() bool { return !h.captions.history.rerunB.Disabled() })
+	h.ui(func() { test.Tap(h.captions.history.rerunB) })
+
+	se, _ := h.inOverlays(func(o fyne.CanvasObject) bool { _, ok := o.(*widget.SelectEntry); return ok }).(*widget.SelectEntry)
+	if se == nil {
+		t.Fatalf("no model field in the dialog:\n%s", h.screen())
+	}
+	h.ui(func() { se.SetText("base") })
+	h.tapDialogButton(t, "Run")
+
+	var werLabel string
+	var colored int
+	h.waitFor(t, "the comparison", func() bool {
+		werLabel, colored = "", 0
+		for _, o := range h.window.Canvas().Overlays().List() {
+			walk(o, func(o fyne.CanvasObject) {
+				switch w := o.(type) {
+				case *widget.Label:
+					if strings.HasPrefix(w.Text, "Word error rate") {
+						werLabel = w.Text
+					}
+				case *widget.RichText:
+					for _, s := range w.Segments {
+						if ts, ok := s.(*widget.TextSegment); ok && (ts.Style.ColorName == theme.ColorNameSuccess || ts.Style.ColorName == theme.ColorNameWarning || ts.Style.ColorName == theme.ColorNameError) {
+							colored++
+						}
+					}
+				}
+			})
+		}
+		return werLabel != ""
+	})
+
+	list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rerun := list[0]
+	if rerun.ID == id || rerun.Details != fmt.Sprintf(`{"rerun_of":%d}`, id) || rerun.Model != "base" {
+		t.Fatalf("newest file entry %+v, want the re-run of %d", rerun, id)
+	}
+	newText, err := h.db.ResponseText(t.Context(), rerun.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := worddiff.Compare(first.Response.Transcript(), newText)
+	if want := fmt.Sprintf("Word error rate of the re-run against the original: %.1f%%", 100*d.WER()); werLabel != want {
+		t.Errorf("shows %q, want %q", werLabel, want)
+	}
+	if d.Errors() == 0 {
+		t.Errorf("base heard %q as nova-3 did", newText)
+	} else if colored == 0 {
+		t.Error("no word is coloured, though the two differ")
+	}
+	texts := strings.Join(h.texts(), "\n")
+	for _, want := range []string{"Original", "Re-run", "nova-3 (pocketsphinx-en-us) · Local engine · took ", "base (pocketsphinx-en-us-fast) · Local engine · took ", "Saved to history as “Re-run of reading.wav”."} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("the dialog does not show %q:\n%s", want, texts)
+		}
+	}
+	h.tapDialogButton(t, "Close")
+}
