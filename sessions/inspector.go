@@ -477,7 +477,7 @@ func (in *Inspector) Session(ctx context.Context, id int64, search string) ([]Wi
 
 // Matches reports whether e shows search in its text, path, kind, message
 // type, marker or request id, without regard to case; "" matches all.
-func (e WireEvent) Matches(search string) bool {
+func (e *WireEvent) Matches(search string) bool {
 	if search == "" {
 		return true
 	}

@@ -63,7 +63,7 @@ type inspector struct {
 	// events are the events of the choice, oldest first; shown are
 	// those the search keeps.
 	events   []sessions.WireEvent
-	shown    []sessions.WireEvent
+	shown    []int  // indexes in events
 	lastSeq  uint64 // the last live event read
 	selected int    // index in shown, -1 for none
 	// load counts the loads of a past session, so that one answered late
@@ -125,13 +125,13 @@ func (in *inspector) build() {
 
 	in.list = widget.NewList(func() int { return len(in.shown) }, newInspectorRow, func(i widget.ListItemID, o fyne.CanvasObject) {
 		if i < len(in.shown) {
-			fillInspectorRow(o, in.shown[i])
+			fillInspectorRow(o, in.events[in.shown[i]])
 		}
 	})
 	in.list.OnSelected = func(i widget.ListItemID) {
 		in.selected = i
 		if i < len(in.shown) {
-			in.details.SetText(describeWire(in.shown[i]))
+			in.details.SetText(describeWire(in.events[in.shown[i]]))
 		}
 	}
 	in.details = widget.NewLabel("Select a message to see it whole.")
@@ -205,16 +205,21 @@ func (in *inspector) catchUp() {
 		return
 	}
 	in.lastSeq = fresh[len(fresh)-1].Seq
-	in.events = append(in.events, fresh...)
+	from := len(in.events)
+	if from == 0 {
+		in.events = fresh // Since's copy is the window's own
+	} else {
+		in.events = append(in.events, fresh...)
+	}
 	if over := len(in.events) - sessions.DefaultInspectorCapacity; over > 0 {
 		in.events = append([]sessions.WireEvent(nil), in.events[over:]...)
 		in.filter()
 		return
 	}
 	q := in.search.Text
-	for _, e := range fresh {
-		if e.Matches(q) {
-			in.shown = append(in.shown, e)
+	for i := from; i < len(in.events); i++ {
+		if in.events[i].Matches(q) {
+			in.shown = append(in.shown, i)
 		}
 	}
 	in.showCount()
@@ -225,9 +230,9 @@ func (in *inspector) catchUp() {
 func (in *inspector) filter() {
 	q := in.search.Text
 	in.shown = in.shown[:0]
-	for _, e := range in.events {
-		if e.Matches(q) {
-			in.shown = append(in.shown, e)
+	for i := range in.events {
+		if in.events[i].Matches(q) {
+			in.shown = append(in.shown, i)
 		}
 	}
 	in.list.UnselectAll()
@@ -327,7 +332,10 @@ func (in *inspector) onPick(choice string) {
 // onExport saves the messages shown (those the search keeps) as JSON
 // lines.
 func (in *inspector) onExport() {
-	evs := append([]sessions.WireEvent(nil), in.shown...)
+	evs := make([]sessions.WireEvent, len(in.shown))
+	for i, j := range in.shown {
+		evs[i] = in.events[j]
+	}
 	name := "earshot-wire.jsonl"
 	if in.session != 0 {
 		name = fmt.Sprintf("earshot-wire-%d.jsonl", in.session)

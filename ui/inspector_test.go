@@ -112,3 +112,38 @@ func TestInspectorWindow(t *testing.T) {
 		}
 	})
 }
+
+// TestInspectorManyEvents shows 100,000 live messages, the inspector's
+// capacity, and searches them, timing both.
+func TestInspectorManyEvents(t *testing.T) {
+	h := newHarness(t, &fakeService{answer: answers(result{info: localInfo})}, Options{})
+	h.waitShown(t)
+	ins := h.ws.Inspector()
+	const n = sessions.DefaultInspectorCapacity
+	t0 := time.Now()
+	for i := range n {
+		ev := api.WireEvent{Time: t0.Add(time.Duration(i) * time.Millisecond), Stream: 9, Direction: api.WireSent, Kind: api.WireBinary, Path: api.PathListen, Size: 3200}
+		if i%100 == 0 {
+			ev.Direction, ev.Kind, ev.Text = api.WireReceived, api.WireText, fmt.Sprintf(`{"type":"Results","is_final":true,"start":%d}`, i)
+		}
+		ins.ObserveWire(ev)
+	}
+	start := time.Now()
+	h.press(inspectorShortcut)
+	opened := time.Since(start)
+	h.waitFor(t, "every message", func() bool { return len(h.wire.shown) == n })
+	var searched time.Duration
+	h.ui(func() {
+		start := time.Now()
+		h.wire.search.SetText(`"start":4200}`)
+		searched = time.Since(start)
+		if len(h.wire.shown) != 1 || h.wire.events[h.wire.shown[0]].Time != t0.Add(4200*time.Millisecond) {
+			t.Errorf("the search kept %d messages", len(h.wire.shown))
+		}
+		h.wire.list.ScrollToBottom()
+		h.wire.search.SetText("")
+	})
+	h.waitFor(t, "every message again", func() bool { return len(h.wire.shown) == n })
+	t.Logf("%d messages: opened in %v, searched in %v", n, opened, searched)
+	h.press(inspectorShortcut)
+}
