@@ -63,6 +63,7 @@ type captionsTab struct {
 	live      *liveSession // the live session, nil when none runs
 	file      *fileJob     // the file transcription, nil when none runs
 	shown     shownSession // what the caption view shows
+	player    *transcriptPlayer
 }
 
 // shownSession is the session in the caption view, the one Export saves.
@@ -105,6 +106,7 @@ func (l *liveSession) requestMute(m bool) {
 func newCaptionsTab(a *App) *captionsTab {
 	c := &captionsTab{app: a, view: newCaptionView(), settings: store.DefaultSettings()}
 	c.history = newHistoryPanel(c)
+	c.player = newTranscriptPlayer(a, c.view, c.setStatus)
 	return c
 }
 
@@ -154,7 +156,7 @@ func (c *captionsTab) buildUI() fyne.CanvasObject {
 		container.NewHBox(c.openFile, c.export),
 	)
 	heading := container.NewVBox(container.NewBorder(nil, nil, nil, c.app.overlay.button, c.title), c.info, c.entities)
-	transcript := container.NewBorder(heading, nil, nil, nil, c.view.buildUI(captionsHint))
+	transcript := container.NewBorder(heading, c.player.buildUI(), nil, nil, c.view.buildUI(captionsHint))
 	// The intelligence of a file transcribed shows under its transcript,
 	// so the history beside keeps its height.
 	split := container.NewHSplit(c.app.withFileIntel(container.NewPadded(transcript)), c.history.buildUI())
@@ -677,6 +679,9 @@ func (c *captionsTab) showTranscript(id int64, title string, caps []sessions.Cap
 		}
 	}
 	c.view.show(caps, hint)
+	if id != 0 && c.live == nil {
+		c.player.load(id)
+	}
 	c.updateControls()
 }
 

@@ -39,6 +39,9 @@ type captionView struct {
 	dirty    bool               // something changed since the last commit
 	stick    bool               // the view was at the end when the change began
 	relayout bool               // a gutter column grew: every row must be laid out again
+	// onReset, when set, runs as the view is emptied (the player of
+	// the audio shown, transcriptplayer.go, lets go of it).
+	onReset func()
 }
 
 func newCaptionView() *captionView {
@@ -60,6 +63,9 @@ func (v *captionView) buildUI(hint string) fyne.CanvasObject {
 
 // reset empties the view and shows hint in its place ("" for none).
 func (v *captionView) reset(hint string) {
+	if v.onReset != nil {
+		v.onReset()
+	}
 	v.list.Objects = nil
 	v.list.Refresh()
 	v.captions = nil
@@ -308,6 +314,10 @@ func (l captionRowLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	s.Resize(fyne.NewSize(sw, h))
 	x.Move(fyne.NewPos(textX, 0))
 	x.Resize(fyne.NewSize(xw, h))
+	if len(objects) > 3 { // what lies over the text (transcriptplayer.go's word marks)
+		objects[3].Move(x.Position())
+		objects[3].Resize(x.Size())
+	}
 }
 
 func (l captionRowLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
@@ -321,4 +331,24 @@ func (l captionRowLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 		w += l.cols.speaker + theme.Padding()
 	}
 	return fyne.NewSize(w, h)
+}
+
+// scrollIntoView scrolls just enough to show row i whole, when it is
+// not: the caption being played follows the playhead.
+func (v *captionView) scrollIntoView(i int) {
+	if i < 0 || i >= len(v.list.Objects) {
+		return
+	}
+	row := v.list.Objects[i]
+	top, h := row.Position().Y, row.Size().Height
+	view := v.scroll.Size().Height
+	switch {
+	case top < v.scroll.Offset.Y:
+		v.scroll.Offset.Y = top
+	case top+h > v.scroll.Offset.Y+view:
+		v.scroll.Offset.Y = max(0, top+h-view)
+	default:
+		return
+	}
+	v.scroll.Refresh()
 }
