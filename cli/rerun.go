@@ -24,12 +24,12 @@ func rerun(ctx context.Context, env Env, args []string) error {
 	)
 	fs := flag.NewFlagSet("rerun", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	fs.StringVar(&model, "model", "", "the `MODEL` to ask for (default: the one in Settings)")
+	fs.StringVar(&model, "model", "", "the `MODEL` to ask for (default: the entry's, else the one in Settings)")
 	fs.StringVar(&backend, "backend", "", "`local` (the engine built in) or hosted (default: the one in Settings)")
 	fs.StringVar(&region, "region", "", "the hosted service's `REGION`: global, eu, au or in")
-	fs.StringVar(&language, "language", "", "the `LANGUAGE` to ask for (default: the one in Settings)")
-	fs.BoolVar(&smartFormat, "smart-format", false, "ask for smart formatting (default: as in Settings)")
-	fs.BoolVar(&diarize, "diarize", false, "ask who speaks when")
+	fs.StringVar(&language, "language", "", "the `LANGUAGE` to ask for (default: the entry's)")
+	fs.BoolVar(&smartFormat, "smart-format", false, "ask for smart formatting (default: as the entry did)")
+	fs.BoolVar(&diarize, "diarize", false, "ask who speaks when (default: as the entry did)")
 	fs.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: earshot rerun ID [--model M] [--backend local|hosted] [--region R] [--json]
@@ -72,13 +72,27 @@ Flags:
 		return err
 	}
 	defer ws.Close()
-	opts := sessions.RerunOptions{Model: model, Backend: backend, Region: region, Language: language, SmartFormat: smartFormat, Diarize: diarize}
-	if !flagSet(fs, "smart-format") {
-		s, err := ws.Settings(ctx)
-		if err != nil {
-			return err
-		}
-		opts.SmartFormat = s.SmartFormat
+	// What the entry was transcribed with, but for what the flags say.
+	entry, err := ws.History.Session(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return reword(err, "there is no history entry %d ('earshot history' lists them)", id)
+	}
+	if err != nil {
+		return err
+	}
+	opts := sessions.RerunDefaults(entry)
+	opts.Backend, opts.Region = backend, region
+	if model != "" {
+		opts.Model = model
+	}
+	if language != "" {
+		opts.Language = language
+	}
+	if flagSet(fs, "smart-format") {
+		opts.SmartFormat = smartFormat
+	}
+	if flagSet(fs, "diarize") {
+		opts.Diarize = diarize
 	}
 
 	status := newStatusLine(env, env.Stderr)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -346,4 +347,24 @@ func (w *Workspace) CanRerun(ctx context.Context, id int64) (bool, error) {
 	}
 	src.close()
 	return true, nil
+}
+
+// RerunDefaults returns the options entry s was transcribed with, as a
+// re-run's starting point: its model (when it is one a file can be sent
+// to), language, smart formatting and speakers. Backend and Region are
+// left to the caller.
+func RerunDefaults(s store.Session) RerunOptions {
+	var o RerunOptions
+	switch s.Kind {
+	case store.KindFile, store.KindCaptions:
+		o.Model = s.Model
+	}
+	var q url.Values
+	if s.Options == "" || json.Unmarshal([]byte(s.Options), &q) != nil {
+		return o
+	}
+	o.Language = q.Get("language")
+	o.SmartFormat = q.Get("smart_format") == "true"
+	o.Diarize = q.Get("diarize") == "true" || q.Get("diarize_model") != ""
+	return o
 }

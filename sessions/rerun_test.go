@@ -210,3 +210,27 @@ func TestRerunRefused(t *testing.T) {
 		t.Errorf("%d entries, want the 3 made here and the failed run", len(list))
 	}
 }
+
+func TestRerunDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    store.Session
+		want sessions.RerunOptions
+	}{
+		{"captions", store.Session{Kind: store.KindCaptions, Model: "nova-3",
+			Options: `{"diarize_model":["latest"],"language":["en-GB"],"model":["nova-3"],"smart_format":["true"]}`},
+			sessions.RerunOptions{Model: "nova-3", Language: "en-GB", SmartFormat: true, Diarize: true}},
+		{"file without formatting", store.Session{Kind: store.KindFile, Model: "base", Options: `{"model":["base"],"punctuate":["true"]}`},
+			sessions.RerunOptions{Model: "base"}},
+		{"conversation: its model is not for files", store.Session{Kind: store.KindConversation, Model: "flux-general-en", Options: `{"model":["flux-general-en"]}`},
+			sessions.RerunOptions{}},
+		{"synthesis: its model is a voice", store.Session{Kind: store.KindSynthesis, Model: "aura-2-thalia-en"}, sessions.RerunOptions{}},
+		{"damaged options", store.Session{Kind: store.KindFile, Model: "nova-2", Options: `{"smart_format":`}, sessions.RerunOptions{Model: "nova-2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sessions.RerunDefaults(tc.s); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -38,6 +38,8 @@ type rerunDialog struct {
 
 	d        *dialog.CustomDialog
 	model    *widget.SelectEntry
+	format   *widget.Check
+	speakers *widget.Check
 	backend  *widget.Select
 	region   *widget.Select
 	run      *widget.Button
@@ -45,6 +47,8 @@ type rerunDialog struct {
 	progress *widget.ProgressBarInfinite
 	status   *widget.Label
 	result   *fyne.Container
+
+	language string // the entry's language, asked for again
 
 	cancel context.CancelFunc // ends the run under way, or nil
 	gen    int                // counts runs: only the latest one's answer is shown
@@ -66,11 +70,16 @@ func (a *App) showRerun(s store.Session) {
 }
 
 func (r *rerunDialog) buildUI() fyne.CanvasObject {
+	// The entry's own options to start from.
+	def := sessions.RerunDefaults(r.s)
 	r.model = widget.NewSelectEntry(nil)
 	r.model.SetPlaceHolder("The settings' model")
-	if r.s.Model != "" && r.s.Kind == store.KindFile {
-		r.model.SetText(r.s.Model)
-	}
+	r.model.SetText(def.Model)
+	r.format = widget.NewCheck("Smart format", nil)
+	r.format.SetChecked(def.SmartFormat)
+	r.speakers = widget.NewCheck("Speakers", nil)
+	r.speakers.SetChecked(def.Diarize)
+	r.language = def.Language
 	r.region = widget.NewSelect(rerunRegionNames, nil)
 	r.region.SetSelected("Global")
 	r.backend = widget.NewSelect([]string{rerunLocal, rerunHosted}, func(b string) {
@@ -94,6 +103,7 @@ func (r *rerunDialog) buildUI() fyne.CanvasObject {
 	r.result = container.NewStack()
 
 	form := container.New(layout.NewFormLayout(), widget.NewLabel("Model"), r.model,
+		widget.NewLabel("Options"), container.NewHBox(r.format, r.speakers),
 		widget.NewLabel("Service"), r.backend, widget.NewLabel("Region"), r.region)
 	buttons := container.NewHBox(r.run, r.cancelB, closeB)
 	top := container.NewVBox(form, buttons, r.progress, r.status)
@@ -127,7 +137,8 @@ func (r *rerunDialog) loadModels() {
 
 // options reads the dialog's choices.
 func (r *rerunDialog) options() sessions.RerunOptions {
-	o := sessions.RerunOptions{Model: strings.TrimSpace(r.model.Text), Backend: sessions.BackendLocal}
+	o := sessions.RerunOptions{Model: strings.TrimSpace(r.model.Text), Backend: sessions.BackendLocal,
+		Language: r.language, SmartFormat: r.format.Checked, Diarize: r.speakers.Checked}
 	if r.backend.Selected == rerunHosted {
 		o.Backend = sessions.BackendHosted
 		o.Region = rerunRegionCodes[r.region.Selected]
