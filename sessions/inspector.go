@@ -175,8 +175,9 @@ func NewInspector(cfg InspectorConfig) *Inspector {
 // ObserveWire implements api.WireObserver.
 func (in *Inspector) ObserveWire(ev api.WireEvent) {
 	e := WireEvent{WireEvent: ev, Session: labelSession(ev.Label)}
+	var final bool
 	if ev.Kind == api.WireText {
-		e.Message = messageType(ev.Text)
+		e.Message, final = readMessage(ev.Text)
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -185,7 +186,7 @@ func (in *Inspector) ObserveWire(ev api.WireEvent) {
 	}
 	in.seq++
 	e.Seq = in.seq
-	in.mark(&e)
+	in.mark(&e, final)
 	if len(in.ring) < in.cap {
 		in.ring = append(in.ring, e)
 	} else {
@@ -248,9 +249,9 @@ func (in *Inspector) Bind(label string, id int64) {
 	}
 }
 
-// mark sets the latency marker of e from what its stream did before. It
-// runs with in.mu held.
-func (in *Inspector) mark(e *WireEvent) {
+// mark sets the latency marker of e (final when it is a final Results)
+// from what its stream did before. It runs with in.mu held.
+func (in *Inspector) mark(e *WireEvent, final bool) {
 	st := in.streams[e.Stream]
 	if st == nil {
 		st = &streamMarks{start: e.Time}
@@ -268,14 +269,10 @@ func (in *Inspector) mark(e *WireEvent) {
 	case e.Direction == api.WireReceived && e.Kind == api.WireText:
 		switch e.Message {
 		case api.TypeResults:
-			var r struct {
-				IsFinal bool `json:"is_final"`
-			}
-			_ = json.Unmarshal([]byte(e.Text), &r)
-			if r.IsFinal && !st.final {
+			if final && !st.final {
 				st.final = true
 				setMark(MarkFirstFinal)
-			} else if !r.IsFinal && !st.interim {
+			} else if !final && !st.interim {
 				st.interim = true
 				setMark(MarkFirstInterim)
 			}
@@ -297,23 +294,25 @@ func (in *Inspector) mark(e *WireEvent) {
 	}
 }
 
-// messageType reads the type of a JSON message, and the event of a
-// TurnInfo.
-func messageType(text string) string {
+// readMessage reads the type of a JSON message (with the event of a
+// TurnInfo), and whether it is a final Results, in one pass. A text cut
+// at api.MaxWireText is no JSON and has no type.
+func readMessage(text string) (typ string, final bool) {
 	if !strings.HasPrefix(strings.TrimSpace(text), "{") {
-		return ""
+		return "", false
 	}
 	var m struct {
-		Type  string `json:"type"`
-		Event string `json:"event"`
+		Type    string `json:"type"`
+		Event   string `json:"event"`
+		IsFinal bool   `json:"is_final"`
 	}
 	if json.Unmarshal([]byte(text), &m) != nil {
-		return ""
+		return "", false
 	}
 	if m.Type == api.TypeTurnInfo && m.Event != "" {
-		return m.Type + " " + m.Event
+		return m.Type + " " + m.Event, false
 	}
-	return m.Type
+	return m.Type, m.IsFinal
 }
 
 // write is the writer goroutine: it writes what is waiting, in batches,
@@ -376,7 +375,7 @@ func fromStore(id int64, s store.WireEvent) WireEvent {
 		Query: s.Query, Status: s.Status, RequestID: s.RequestID, Size: s.Size, Text: s.Text, Truncated: s.Truncated,
 		Elapsed: s.Elapsed}, Seq: uint64(s.Seq), Session: id, Marker: s.Marker, Latency: s.Latency}
 	if e.Kind == api.WireText {
-		e.Message = messageType(e.Text)
+		e.Message, _ = readMessage(e.Text)
 	}
 	return e
 }

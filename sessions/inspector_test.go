@@ -510,3 +510,38 @@ func TestInspectorRingBindAndSubscribe(t *testing.T) {
 		t.Errorf("search found %d, %v", len(found), err)
 	}
 }
+
+// FuzzInspectorObserve feeds the inspector what a server could send: it
+// never panics, keeps every message, and marks a stream at most once per
+// first.
+func FuzzInspectorObserve(f *testing.F) {
+	f.Add(`{"type":"Results","is_final":false}`, `{"type":"Results","is_final":true}`, true)
+	f.Add(`{"type":"TurnInfo","event":"EndOfTurn"}`, `{"type":"AgentAudioDone"}`, false)
+	f.Add(`{"type":`, "\xff", true)
+	f.Fuzz(func(t *testing.T, a, b string, binary bool) {
+		ins := sessions.NewInspector(sessions.InspectorConfig{Capacity: 8})
+		kind := api.WireText
+		if binary {
+			kind = api.WireBinary
+		}
+		for i, text := range []string{a, b, a, b} {
+			ins.ObserveWire(api.WireEvent{Stream: 1, Direction: api.WireReceived, Kind: api.WireText, Path: api.PathListenV2, Text: text, Time: time.Unix(int64(i), 0)})
+			ins.ObserveWire(api.WireEvent{Stream: 2, Direction: api.WireReceived, Kind: kind, Path: api.PathAgent, Text: text, Time: time.Unix(int64(i), 0)})
+		}
+		got := ins.Since(0)
+		if len(got) != 8 {
+			t.Fatalf("%d events kept, want 8", len(got))
+		}
+		firsts := map[string]int{}
+		for _, e := range got {
+			if e.Marker != "" && e.Marker != sessions.MarkEndOfTurn {
+				firsts[fmt.Sprint(e.Stream, e.Marker)]++
+			}
+		}
+		for k, n := range firsts {
+			if n > 1 {
+				t.Errorf("%s marked %d times", k, n)
+			}
+		}
+	})
+}
