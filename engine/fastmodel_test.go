@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/earshot-app/earshot/api"
 )
 
 // TestFastModel checks the engine's second recogniser: base (and its
@@ -48,5 +52,37 @@ func TestFastModel(t *testing.T) {
 	}
 	if len(strings.Fields(transcripts["base"])) < 10 {
 		t.Errorf("base heard only %q", transcripts["base"])
+	}
+}
+
+// TestFastModelStream streams a clip with model=base: every result names
+// the fast model, and the words are what batch hears with base.
+func TestFastModelStream(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, time.Minute)
+	msgs, err := streamClip(t, ctx, shared, "0930", api.ListenOptions{Model: "base", Endpointing: 500}, 32)
+	if !errors.Is(err, io.EOF) {
+		t.Fatalf("stream ended with %v", err)
+	}
+	finals := 0
+	for _, m := range msgs {
+		switch m := m.(type) {
+		case *api.Results:
+			finals++
+			if m.Metadata.ModelUUID != fastModelUUID || m.Metadata.ModelInfo.Name != "pocketsphinx-en-us-fast" {
+				t.Errorf("result metadata %+v, want the fast model", m.Metadata)
+			}
+		case *api.Metadata:
+			if len(m.Models) != 1 || m.Models[0] != fastModelUUID || m.ModelInfo[fastModelUUID].Name != "pocketsphinx-en-us-fast" {
+				t.Errorf("stream metadata models %v %v", m.Models, m.ModelInfo)
+			}
+		}
+	}
+	if finals == 0 {
+		t.Fatal("no results")
+	}
+	batch := postListen(t, "model=base", readFile(t, clipPath("0930")), "audio/wav").listenOK(t).Transcript()
+	if got := joinFinals(msgs); got != batch {
+		t.Errorf("streamed with base: %q\nbatch with base: %q", got, batch)
 	}
 }
