@@ -1,15 +1,22 @@
 package ui
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/internal/worddiff"
 	"github.com/earshot-app/earshot/store"
 )
@@ -102,6 +109,78 @@ func TestRerunDialog(t *testing.T) {
 		if !strings.Contains(texts, want) {
 			t.Errorf("the dialog does not show %q:\n%s", want, texts)
 		}
+	}
+	h.tapDialogButton(t, "Close")
+}
+
+// TestRerunCancel cancels a re-run while the service works on it: the
+// request ends, the dialog says so and shows no comparison, and the
+// entry it began is kept as cancelled. The service is a stand-in that
+// answers nothing until its request is given up.
+func TestRerunCancel(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != api.PathListen {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	base, err := api.ParseBaseURL(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := func() (api.Endpoint, api.Secret, error) { return api.Endpoint{Base: base}, "stand-in-key", nil }
+	settings := store.DefaultSettings()
+	settings.Backend = store.BackendLocal
+	h := newHarnessWith(t, harnessConfig{local: local, settings: &settings}, Options{})
+	_ = h.waitReady(t) // the stand-in lists no models: a failure to show
+
+	id, err := h.db.CreateSession(t.Context(), store.Session{Kind: store.KindCaptions, Title: "Lecture", Status: store.StatusDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wav bytes.Buffer
+	if err := audio.EncodeWAV(&wav, recording(t, reader2), 16000, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.db.SaveAudio(t.Context(), id, store.Audio{ContentType: "audio/wav", Encoding: "linear16", SampleRate: 16000, Data: wav.Bytes()}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.db.Session(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ui(func() { h.showRerun(s) })
+	h.tapDialogButton(t, "Run")
+	select {
+	case <-arrived:
+	case <-time.After(patience):
+		t.Fatal("the audio never reached the service")
+	}
+	h.tapDialogButton(t, "Cancel")
+	var status string
+	h.waitFor(t, "the run to end", func() bool {
+		status = ""
+		for _, o := range h.window.Canvas().Overlays().List() {
+			walk(o, func(o fyne.CanvasObject) {
+				if b, ok := o.(*widget.Button); ok && b.Text == "Run" && !b.Disabled() {
+					status = "idle"
+				}
+			})
+		}
+		return status != ""
+	})
+	texts := strings.Join(h.texts(), "\n")
+	if !strings.Contains(texts, "The request was cancelled.") || strings.Contains(texts, "Word error rate") {
+		t.Errorf("after Cancel the dialog shows:\n%s", texts)
+	}
+	list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindFile})
+	if err != nil || len(list) != 1 || list[0].Status != store.StatusCancelled {
+		t.Errorf("the re-run's entry: %+v (%v), want one, cancelled", list, err)
 	}
 	h.tapDialogButton(t, "Close")
 }
