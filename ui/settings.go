@@ -61,6 +61,7 @@ type settingsTab struct {
 	interim   *widget.Check
 	fileIntel *intelChecks
 	notes     *widget.Check
+	keepAudio *widget.Check // keep the audio of transcriptions (transcriptplayer.go plays it)
 	input     *widget.Select
 	output    *widget.Select
 	export    *widget.Select
@@ -69,6 +70,7 @@ type settingsTab struct {
 	revert    *widget.Button
 	status    *widget.Label
 	forms     []*widget.Form
+	kept      *historySettings // how long history is kept (historytab_settings.go)
 
 	current store.Settings // as saved
 	loaded  bool           // current has been read
@@ -136,6 +138,7 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 	t.fileIntel = newIntelChecks(t.onFieldChanged)
 	t.notes = widget.NewCheck("Write meeting notes when a meeting stops", func(bool) { t.onFieldChanged() })
 	t.interim = widget.NewCheck("Show words while they are spoken (interim results)", func(bool) { t.onFieldChanged() })
+	t.keepAudio = widget.NewCheck("Keep the audio of transcriptions", func(bool) { t.onFieldChanged() })
 
 	t.input = widget.NewSelect([]string{defaultMic}, func(string) { t.onFieldChanged() })
 	t.micIDs = []string{""}
@@ -175,14 +178,16 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 		widget.NewFormItem("Microphone", t.input),
 		&widget.FormItem{Text: "Speaker", Widget: t.output, HintText: "Where the Voices tab plays."},
 		widget.NewFormItem("Export as", t.export),
+		&widget.FormItem{Text: "Keep audio", Widget: t.keepAudio, HintText: "To play it back with the words, or run it again."},
 	)
 	agent := widget.NewForm(
 		&widget.FormItem{Text: "Language model", Widget: t.llm, HintText: "Optional: an OpenAI-compatible server, such as Ollama's."},
 	)
-	t.forms = []*widget.Form{service, transcription, audio, agent}
+	t.kept = newHistorySettings(t)
+	t.forms = []*widget.Form{service, transcription, audio, agent, t.kept.form}
 
 	left := container.NewVBox(widget.NewCard("Service", "", service), widget.NewCard("Voice agent", "", agent))
-	right := container.NewVBox(widget.NewCard("Transcription", "", transcription), widget.NewCard("Audio and export", "", audio))
+	right := container.NewVBox(widget.NewCard("Transcription", "", transcription), widget.NewCard("Audio and export", "", audio), widget.NewCard("History", "", t.kept.form))
 	// Two columns when the window is wide enough for both, else one: in
 	// two, an 800-pixel window cut the right one off.
 	cols := &columnsOrRows{}
@@ -356,9 +361,11 @@ func (t *settingsTab) fill(s store.Settings) {
 	setChecked(t.interim, s.InterimResults)
 	t.fileIntel.set(sessions.FileFeatures(s))
 	setChecked(t.notes, s.NotesOnStop)
+	setChecked(t.keepAudio, s.KeepAudio)
 	t.selectInput(s.InputDevice)
 	t.selectOutput(s.OutputDevice)
 	setSelected(t.export, exportFormatName(defaultExportFormat(s.ExportFormat)))
+	t.kept.fill(s)
 	t.updateBackendFields()
 	for _, f := range t.forms {
 		f.Refresh()
@@ -401,6 +408,7 @@ func (t *settingsTab) gather() store.Settings {
 	fi := t.fileIntel.features()
 	s.FileSummary, s.FileSentiment, s.FileTopics, s.FileIntents = fi.Summary, fi.Sentiment, fi.Topics, fi.Intents
 	s.NotesOnStop = t.notes.Checked
+	s.KeepAudio = t.keepAudio.Checked
 	if i := t.input.SelectedIndex(); i >= 0 && i < len(t.micIDs) {
 		s.InputDevice = t.micIDs[i]
 	}
