@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/gen2brain/malgo"
 
@@ -215,4 +216,24 @@ func TestTranscriptPlayerNoAudio(t *testing.T) {
 	// view shows the transcript either way.
 	h.waitFor(t, "the player hidden", func() bool { return !p.bar.Visible() && p.kept == nil })
 	h.assertShows(t, "four five six")
+}
+
+// TestSettingsKeepAudio: the Settings tab shows that audio is kept, and
+// saves it turned off.
+func TestSettingsKeepAudio(t *testing.T) {
+	h := settingsHarness(t, harnessConfig{}, Options{})
+	st := h.settings
+	h.waitFor(t, "the settings", func() bool { return st.loaded })
+	h.ui(func() {
+		if !st.keepAudio.Checked {
+			t.Error("Keep audio is off in a new installation")
+		}
+		test.Tap(st.keepAudio)
+		test.Tap(st.save)
+	})
+	h.waitFor(t, "Keep audio saved off", func() bool {
+		s, err := h.db.LoadSettings(t.Context())
+		return err == nil && !s.KeepAudio
+	})
+	h.assertShows(t, "Keep the audio of transcriptions")
 }
