@@ -616,7 +616,13 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 	}
 	c.updateControls()
 	c.app.historyChanged(store.KindCaptions)
-	c.app.loaded(partAuto, err)
+	if ls.id != 0 && c.live == nil {
+		// The session just heard plays back at once; the app is ready
+		// (for a screenshot) once its player is on screen.
+		c.player.load(ls.id, func() { c.app.loaded(partAuto, err) })
+	} else {
+		c.app.loaded(partAuto, err)
+	}
 	if err == nil && ls.finals > 0 {
 		c.app.meetingStopped(ls.id) // notes, when the settings ask for them
 	}

@@ -107,14 +107,18 @@ func (p *transcriptPlayer) shownInTab() bool {
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // load reads the audio kept with session id and, when there is some,
-// shows the bar. A session without audio shows none.
-func (p *transcriptPlayer) load(id int64) {
+// shows the bar. A session without audio shows none. then, when not nil,
+// runs once the bar is shown or known to have nothing to show.
+func (p *transcriptPlayer) load(id int64, then ...func()) {
 	p.clear()
 	p.gen++
 	gen := p.gen
 	p.app.goAsync(func(ctx context.Context) {
 		kept, err := p.app.ws.SessionAudio(ctx, id)
 		p.app.onUI(func() {
+			for _, f := range then {
+				defer f()
+			}
 			if gen != p.gen {
 				return
 			}

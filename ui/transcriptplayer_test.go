@@ -237,3 +237,45 @@ func TestSettingsKeepAudio(t *testing.T) {
 	})
 	h.assertShows(t, "Keep the audio of transcriptions")
 }
+
+// TestPlayerAfterLiveCaptions: live captions of a recording, on the local
+// engine, end with the recording; the session's audio, kept as the
+// settings ask by default, is ready to play under its captions at once,
+// as long as the session.
+func TestPlayerAfterLiveCaptions(t *testing.T) {
+	mics := &fakeMics{samples: recording(t, reader1, cards1), speed: 4}
+	h := newHarnessWith(t, harnessConfig{engine: true, mics: mics, settings: diarizing(),
+		speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}}}, Options{})
+	if err := h.waitReady(t); err != nil {
+		t.Fatalf("OnReady(%v), want nil", err)
+	}
+	h.selectTestMic(t)
+	c, p := h.captions, h.captions.player
+	h.ui(func() { test.Tap(c.start) })
+	h.waitFor(t, "the session to be live", func() bool { return c.live != nil })
+	var id int64
+	h.ui(func() { id = c.live.id })
+	h.waitFor(t, "the session to end with its recording", func() bool { return c.live == nil })
+	h.waitFor(t, "the player", func() bool { return p.bar.Visible() && p.kept != nil })
+	sess, err := h.db.Session(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ui(func() {
+		if got := p.kept.Duration().Seconds(); math.Abs(got-sess.Duration) > 0.1 {
+			t.Errorf("the player holds %.2f s of a %.2f s session", got, sess.Duration)
+		}
+		if len(p.marks) == 0 || len(p.marks) != len(c.view.captions) {
+			t.Fatalf("%d of %d captions take taps", len(p.marks), len(c.view.captions))
+		}
+		first := c.view.captions[0]
+		if len(first.Words) == 0 {
+			t.Fatal("the first caption has no words")
+		}
+		p.marks[0].tapToken(0)
+		if got := p.at.Seconds(); math.Abs(got-first.Words[0].Start) > 0.001 {
+			t.Errorf("tapping the first word put the playhead at %.3f s, want %.3f", got, first.Words[0].Start)
+		}
+	})
+	h.waitFor(t, "the speaker playing", func() bool { return p.playing != nil })
+}
