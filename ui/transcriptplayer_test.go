@@ -166,6 +166,20 @@ func TestTranscriptPlayer(t *testing.T) {
 	})
 	h.waitFor(t, "playing again from the pause", func() bool { return p.playing != nil && p.from == pausedAt })
 
+	// A click where "nine" is drawn in the window reaches the word, over
+	// the caption's selectable text.
+	h.ui(func() {
+		m := p.marks[2]
+		at := fyne.CurrentApp().Driver().AbsolutePositionForObject(m).Add(m.boxes(m.Size().Width)[2]).Add(fyne.NewPos(3, 5))
+		test.TapCanvas(h.window.Canvas(), at)
+		if got := p.at.Seconds(); math.Abs(got-(6+2*2.0/3)) > 0.001 {
+			t.Errorf("clicking “nine” put the playhead at %.3f s, want %.3f", got, 6+2*2.0/3)
+		}
+		if row, word := p.heard(); row != 2 || word != "nine" {
+			t.Errorf("after clicking “nine”, caption %d and word %q are marked", row, word)
+		}
+	})
+
 	// Tapping a caption's row away from its words plays from its start.
 	h.ui(func() {
 		m := p.marks[0]
