@@ -417,3 +417,84 @@ func TestKeptAudioWhenEndedAnyway(t *testing.T) {
 		check(t, workspace(t, db), db, c.SessionID(), store.StatusFailed)
 	})
 }
+
+// TestCaptionsKeptAudioMeeting: a meeting heard both ways keeps both
+// channels, each side on its own.
+func TestCaptionsKeptAudioMeeting(t *testing.T) {
+	db := openDB(t)
+	ctx := testContext(t, time.Minute)
+	f := newFakeStreamer()
+	src := newPushSource(audio.Format{Encoding: audio.EncodingLinear16, SampleRate: 16000, Channels: 2})
+	c := sessions.NewCaptions(sessions.CaptionsConfig{
+		Streamer: f, Source: src, Options: streamOpts, History: db, KeepAudio: true,
+		Sides: []string{sessions.SideYou, sessions.SideOthers},
+	})
+	rec := record(c, nil)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	const n = 16000
+	pcm := make([]int16, 2*2*n) // you speak for a second, then the others
+	for i := range 2 * n {
+		v := int16(8000 * math.Sin(2*math.Pi*440*float64(i)/16000))
+		pcm[2*i+i/n] = v
+	}
+	src.push(pcm, 320)
+	src.finish()
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		t.Fatal("the session did not end with its source")
+	}
+	rec.wait(t)
+	a, err := db.Audio(ctx, c.SessionID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := audio.Decode(ctx, bytes.NewReader(a.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Channels != 2 || b.Frames() != 2*n*3 {
+		t.Fatalf("kept %d channels of %d frames at %d Hz, want 2 of %d at 48000", b.Channels, b.Frames(), b.SampleRate, 2*n*3)
+	}
+	level := func(ch, from, to int) float64 {
+		var sum float64
+		for i := from; i < to; i++ {
+			v := float64(b.Samples[2*i+ch])
+			sum += v * v
+		}
+		return math.Sqrt(sum / float64(to-from))
+	}
+	const m = 48000 / 20 // 50 ms away from the change
+	for _, tc := range []struct {
+		what     string
+		ch       int
+		from, to int
+		loud     bool
+	}{
+		{"you, speaking", 0, m, 3*n - m, true},
+		{"the others, listening", 1, m, 3*n - m, false},
+		{"you, listening", 0, 3*n + m, 6*n - m, false},
+		{"the others, speaking", 1, 3*n + m, 6*n - m, true},
+	} {
+		l := level(tc.ch, tc.from, tc.to)
+		if tc.loud && l < 0.1 || !tc.loud && l > 0.02 {
+			t.Errorf("%s: level %.3f", tc.what, l)
+		}
+	}
+	kept, err := (func() (*sessions.KeptAudio, error) {
+		ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{History: db, Keys: sessions.NewKeys(&store.Memory{}, nil)})
+		if err != nil {
+			return nil, err
+		}
+		return ws.SessionAudio(ctx, c.SessionID())
+	})()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := len(kept.PCM) - 2*n; d < -16 || d > 16 {
+		t.Errorf("played back as %d samples, want %d: both sides mixed", len(kept.PCM), 2*n)
+	}
+}
