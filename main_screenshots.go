@@ -41,7 +41,9 @@ type screenshot struct {
 // the reader at the microphone and the card player in the computer's
 // sound, heard both ways; for
 // "analyze" a made-up support call pasted and analysed by the local
-// engine; for "voices" a sentence spoken through the null backend.
+// engine; for "voices" a sentence spoken through the null backend; for
+// "history" the History tab searching entries of several kinds that the
+// local engine made first.
 // "ready" is printed once the tab (for these, the whole recording, the
 // analysis or the speech) is on screen. Without EARSHOT_SCREENSHOT the
 // app opens as it was configured.
@@ -67,6 +69,11 @@ func (s screenshot) show(w *ui.App) error {
 	case "inspector":
 		tab = "captions"
 		w.ShowInspector()
+	case "history":
+		tab = ""
+		if !w.ShowHistorySearch(historyQuery) {
+			return fmt.Errorf("no History tab to capture")
+		}
 	}
 	if tab != "" && !w.SelectTab(tab) {
 		return fmt.Errorf("no view named %q to capture", s.tab)
@@ -125,12 +132,41 @@ func setUpScreenshot(ctx context.Context, shot string, cfg *sessions.WorkspaceCo
 	if err := cfg.History.SaveSettings(ctx, s); err != nil {
 		return err
 	}
+	if shot == "history" {
+		if err := fillHistory(ctx, *cfg); err != nil {
+			return err
+		}
+	}
 	opts.OnReady = func(err error) {
 		if err != nil {
 			fmt.Println("error:", err)
 			return
 		}
 		fmt.Println("ready")
+	}
+	return nil
+}
+
+// historyQuery is what the history screenshot searches for: a word of
+// every entry.
+const historyQuery = "the "
+
+// fillHistory gives the history screenshot entries of several kinds,
+// made by the local engine before the window opens: the LibriVox reading
+// and the card player transcribed from their files, the support call
+// analysed, and a sentence spoken.
+func fillHistory(ctx context.Context, cfg sessions.WorkspaceConfig) error {
+	ws, err := sessions.NewWorkspace(cfg)
+	if err != nil {
+		return err
+	}
+	for _, clip := range []string{recordingClips[0], recordingClips[1], recordingClips[2]} {
+		if _, err := ws.TranscribeFile(ctx, speechData+clip, nil); err != nil {
+			return fmt.Errorf("the history screenshot's file %s: %w", clip, err)
+		}
+	}
+	if _, err := ws.Analyze(ctx, sessions.AnalysisInput{Text: analyzeDocument}, sessions.AllFeatures(), nil); err != nil {
+		return fmt.Errorf("the history screenshot's analysis: %w", err)
 	}
 	return nil
 }

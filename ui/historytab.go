@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -26,7 +27,7 @@ const historyPage = 100
 const historyPageMargin = 20
 
 // historySearchHits bounds the sessions one search of the History tab lists.
-const historySearchHits = 200
+const historySearchHits = store.DefaultHits
 
 // undoDelay is how long a deleted entry can be put back.
 const undoDelay = 5 * time.Second
@@ -96,6 +97,9 @@ type historyTab struct {
 
 	// clock paces the undo; nil is the system's.
 	clock esclock.Clock
+	// readyQuery is the search ShowHistorySearch asked for, whose hits
+	// OnReady waits for; "" once they are shown.
+	readyQuery string
 	// pageShown, when not nil, is called after every page or search is
 	// on screen, with how many rows the list holds. The benchmark uses it.
 	pageShown func(rows int)
@@ -469,7 +473,7 @@ func (t *historyTab) runSearch(q string, f store.Filter, delay time.Duration) {
 				return
 			}
 		}
-		hits, err := t.app.ws.SearchHistory(ctx, q, historySearchHits, f)
+		hits, err := t.app.ws.SearchHistory(ctx, wholeShortWord(q), historySearchHits, f)
 		if ctx.Err() != nil {
 			return // a newer search, or a new filter, replaced this one
 		}
@@ -482,6 +486,23 @@ func (t *historyTab) runSearch(q string, f store.Filter, delay time.Duration) {
 	if !started {
 		cancel()
 	}
+}
+
+// shortPrefix is the length, in characters, under which the last word
+// typed is searched as a whole word rather than as the start of one: the
+// start of a word that short matches a large part of a long history
+// ("the" matches then, there, they...), which took seconds over a million
+// captions, and finds little that the word itself does not.
+const shortPrefix = 4
+
+// wholeShortWord ends q with a space, which makes its last word a whole
+// word to store.Search, when that word is shorter than shortPrefix.
+func wholeShortWord(q string) string {
+	words := strings.Fields(q)
+	if len(words) == 0 || utf8.RuneCountInString(words[len(words)-1]) >= shortPrefix {
+		return q
+	}
+	return q + " "
 }
 
 // showHits lists the sessions a search found, best first, each with its
@@ -501,6 +522,27 @@ func (t *historyTab) showHits(q string, hits []sessions.HistoryHit, err error) {
 	}
 	t.heading.SetText(fmt.Sprintf("%s matching “%s”, best first", plural(len(rows), "session"), q))
 	t.setRows(rows, fmt.Sprintf("Nothing kept matches “%s”.", q))
+	if t.readyQuery != "" && q == t.readyQuery {
+		t.readyQuery = ""
+		t.app.loaded(partHistorySearch, err)
+	}
+}
+
+// partHistorySearch is the search of ShowHistorySearch, which OnReady
+// waits for.
+const partHistorySearch = "historysearch"
+
+// ShowHistorySearch opens the History tab searching for q; OnReady waits
+// for the hits to be on screen. Screenshots use it. Call it before
+// ShowAndRun.
+func (a *App) ShowHistorySearch(q string) bool {
+	if !a.SelectTab("History") {
+		return false
+	}
+	a.waiting[partHistorySearch] = true
+	a.history.readyQuery = strings.TrimSpace(q)
+	a.history.search.SetText(q)
+	return true
 }
 
 // selectedEntry returns the selected row.

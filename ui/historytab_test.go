@@ -262,3 +262,44 @@ func TestHistoryTabRenameAndExport(t *testing.T) {
 		t.Errorf("Billing call.srt: %v\n%s", err, b)
 	}
 }
+
+func TestWholeShortWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"the":           "the ",
+		"budget the":    "budget the ",
+		"budg":          "budg",
+		"the budg":      "the budg",
+		"":              "",
+		"été":           "été ",
+		"meeting notes": "meeting notes",
+	} {
+		if got := wholeShortWord(in); got != want {
+			t.Errorf("wholeShortWord(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestShowHistorySearch(t *testing.T) {
+	h := newHarness(t, nil, Options{})
+	ids := seedKinds(t, h.db)
+	if err := h.waitReady(t); err != nil {
+		t.Logf("ready with %v", err)
+	}
+	h.ui(func() {
+		if !h.ShowHistorySearch("invoice ") {
+			t.Error("no History tab")
+		}
+		if !h.waiting[partHistorySearch] {
+			t.Error("OnReady does not wait for the search")
+		}
+	})
+	h.waitFor(t, "the hits", func() bool { return !h.waiting[partHistorySearch] && h.tabs.Selected().Text == "History" })
+	h.waitFor(t, "the two sessions that say invoice", func() bool {
+		got := map[int64]bool{}
+		for _, r := range h.history.rows {
+			got[r.s.ID] = true
+		}
+		return len(h.history.rows) == 2 && got[ids.captions] && got[ids.conversation]
+	})
+	h.assertShows(t, "2 sessions matching “invoice”, best first")
+}

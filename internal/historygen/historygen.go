@@ -68,7 +68,7 @@ func Fill(ctx context.Context, path string, cfg Config) (int, error) {
 		return 0, fmt.Errorf("historygen: %+v is not a history", cfg)
 	}
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "synchronous(OFF)", "foreign_keys(0)", "busy_timeout(5000)"} {
+	for _, p := range []string{"journal_mode(WAL)", "synchronous(OFF)", "foreign_keys(0)", "busy_timeout(5000)", "cache_size(-262144)"} {
 		q.Add("_pragma", p)
 	}
 	db, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}).String())
