@@ -93,3 +93,55 @@ func TestPruneHistoryKeepsEverythingByDefault(t *testing.T) {
 		t.Errorf("HistorySpace = %+v, %v", sp, err)
 	}
 }
+
+func TestSearchHistory(t *testing.T) {
+	ctx := testContext(t, 10*time.Second)
+	db := openDB(t)
+	w := newWorkspace(t, db, sessions.NewKeys(&store.Memory{}, nil), nil, nil)
+	now := time.Now()
+	add := func(kind string, age time.Duration, texts ...string) int64 {
+		t.Helper()
+		id, err := db.CreateSession(ctx, store.Session{Kind: kind, Title: kind, Started: now.Add(-age), Status: store.StatusDone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, text := range texts {
+			if _, err := db.AddSegment(ctx, store.Segment{SessionID: id, Seq: i, Start: float64(5 * i), Text: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return id
+	}
+	const day = 24 * time.Hour
+	old := add(store.KindCaptions, 10*day, "budget talk", "more budget budget")
+	agent := add(store.KindAgent, day, "the budget please")
+	recent := add(store.KindCaptions, time.Hour, "no match here", "budget at last")
+
+	hits, err := w.SearchHistory(ctx, "budget", 10, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]int{}
+	for _, h := range hits {
+		seen[h.Session.ID]++
+		if h.Session.ID != h.SessionID || h.Session.Kind == "" {
+			t.Errorf("hit %+v lacks its session", h)
+		}
+	}
+	if len(hits) != 3 || seen[old] != 1 || seen[agent] != 1 || seen[recent] != 1 {
+		t.Errorf("one hit a session: %+v", hits)
+	}
+	for _, h := range hits {
+		if h.Session.ID == recent && h.Start != 5 {
+			t.Errorf("the recent session's hit at %v s, want 5", h.Start)
+		}
+	}
+	hits, err = w.SearchHistory(ctx, "budget", 10, store.Filter{Kind: store.KindCaptions, Since: now.Add(-2 * day)})
+	if err != nil || len(hits) != 1 || hits[0].Session.ID != recent {
+		t.Errorf("captions of the last two days: %+v, %v", hits, err)
+	}
+	hits, err = w.SearchHistory(ctx, "budget", 1, store.Filter{})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("limit 1: %d hits, %v", len(hits), err)
+	}
+}
