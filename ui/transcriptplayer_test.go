@@ -115,6 +115,12 @@ func TestTranscriptPlayer(t *testing.T) {
 			t.Fatalf("%d captions take taps, want %d", len(p.marks), len(playedCaptions))
 		}
 	})
+	// The bar leaves the tab within a small screen.
+	h.ui(func() {
+		if m := h.window.Content().MinSize(); m.Width > 800 || m.Height > 600 {
+			t.Errorf("with the player, the Captions tab needs %.0f×%.0f", m.Width, m.Height)
+		}
+	})
 
 	// Tapping "five" puts the playhead at its start, and plays from there.
 	h.ui(func() {
