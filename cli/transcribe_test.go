@@ -293,6 +293,10 @@ func TestTranscribeFileFormats(t *testing.T) {
 			if len(sess) != 1 || sess[0].Status != store.StatusDone || sess[0].Title != filepath.Base(clip) || sess[0].Backend != "Local engine" {
 				t.Fatalf("history holds %+v; want the run, done", sess)
 			}
+			// The audio is kept with it (the setting is on by default).
+			if a, err := h.db.Audio(t.Context(), sess[0].ID); err != nil || a.Encoding != "opus" || len(a.Data) == 0 {
+				t.Errorf("kept audio %q, %d bytes, %v; want the file's audio as Opus", a.Encoding, len(a.Data), err)
+			}
 			// What history keeps exports the same words.
 			var saved bytes.Buffer
 			if err := h.ws.Export(t.Context(), sess[0].ID, f, &saved); err != nil {
