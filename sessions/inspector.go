@@ -22,7 +22,7 @@ const (
 	MarkFirstInterim = "first interim" // the first interim Results of a stream
 	MarkFirstFinal   = "first final"   // the first final Results of a stream
 	MarkEndOfTurn    = "end of turn"   // each EndOfTurn (/v2/listen) or AgentAudioDone (agent)
-	MarkFirstAudio   = "first audio"   // the first audio of a synthesis or the agent
+	MarkFirstAudio   = "first audio"   // the first audio of a synthesis, or of each reply of the agent
 )
 
 // WireEvent is an api.WireEvent as the inspector keeps it: numbered, tied
@@ -266,6 +266,10 @@ func (in *Inspector) mark(e *WireEvent, final bool) {
 		if !st.sentAudio {
 			st.sentAudio, st.start = true, e.Time
 		}
+	case e.Path == api.PathAgent && agentTurnEnds(e):
+		// Each reply of the agent is timed from the end of the person's
+		// turn: their words as the agent heard them, or a typed message.
+		st.start, st.audio = e.Time, false
 	case e.Direction == api.WireReceived && e.Kind == api.WireText:
 		switch e.Message {
 		case api.TypeResults:
@@ -291,6 +295,21 @@ func (in *Inspector) mark(e *WireEvent, final bool) {
 		if !speech || e.Text != "" {
 			delete(in.streams, e.Stream)
 		}
+	}
+}
+
+// agentTurnEnds reports whether e ends the person's turn in a
+// conversation with the agent: the agent's text of what the person said,
+// or a message the person typed.
+func agentTurnEnds(e *WireEvent) bool {
+	switch {
+	case e.Kind != api.WireText:
+		return false
+	case e.Direction == api.WireReceived:
+		return e.Message == api.TypeConversationText &&
+			(strings.Contains(e.Text, `"role":"user"`) || strings.Contains(e.Text, `"role": "user"`))
+	default:
+		return e.Message == api.TypeInjectUserMessage
 	}
 }
 

@@ -545,3 +545,34 @@ func FuzzInspectorObserve(f *testing.F) {
 		}
 	})
 }
+
+// TestInspectorAgentReplies: each reply of the agent gets its own first
+// audio, timed from the end of the person's turn (their words as the agent
+// heard them, or a typed message), not from the start of the socket.
+func TestInspectorAgentReplies(t *testing.T) {
+	ins := sessions.NewInspector(sessions.InspectorConfig{})
+	defer ins.Close()
+	t0 := time.Now()
+	at := func(ms int, dir api.WireDirection, kind api.WireKind, text string) {
+		ins.ObserveWire(api.WireEvent{Time: t0.Add(time.Duration(ms) * time.Millisecond), Stream: 9, Path: api.PathAgent,
+			Direction: dir, Kind: kind, Text: text, Size: int64(len(text))})
+	}
+	at(0, api.WireSent, api.WireText, `{"type":"Settings"}`)
+	at(100, api.WireSent, api.WireBinary, "")
+	at(2000, api.WireReceived, api.WireText, `{"type":"ConversationText","role":"user","content":"hello"}`)
+	at(2300, api.WireReceived, api.WireBinary, "")
+	at(2400, api.WireReceived, api.WireBinary, "")
+	at(3000, api.WireReceived, api.WireText, `{"type":"AgentAudioDone"}`)
+	at(5000, api.WireSent, api.WireText, `{"type":"InjectUserMessage","content":"and now?"}`)
+	at(5250, api.WireReceived, api.WireBinary, "")
+	var marks []string
+	for _, e := range ins.Since(0) {
+		if e.Marker != "" {
+			marks = append(marks, fmt.Sprintf("%s %d", e.Marker, e.Latency.Milliseconds()))
+		}
+	}
+	want := []string{"first audio 300", "end of turn 1000", "first audio 250"}
+	if !slices.Equal(marks, want) {
+		t.Errorf("markers %q, want %q", marks, want)
+	}
+}
