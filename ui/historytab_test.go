@@ -87,7 +87,13 @@ func seedKinds(t *testing.T, db *store.DB) historySeed {
 func TestHistoryTabListsAndFilters(t *testing.T) {
 	h := newHarness(t, nil, Options{})
 	ids := seedKinds(t, h.db)
-	h.ui(func() { h.SelectTab("History"); h.history.reload() })
+	h.press(historyShortcut) // Ctrl+H opens the tab
+	h.ui(func() {
+		if got := h.tabs.Selected().Text; got != "History" {
+			t.Errorf("Ctrl+H opened %s", got)
+		}
+		h.history.reload()
+	})
 	h.waitHistory(t, "every kind, newest first", ids.captions, ids.file, ids.conversation, ids.synthesis, ids.agent, ids.analysis)
 	h.assertShows(t, "Standup", "Quarterly report")
 
