@@ -309,3 +309,20 @@ func TestShowHistorySearch(t *testing.T) {
 	})
 	h.assertShows(t, "2 sessions matching “invoice”, best first")
 }
+
+func TestHistoryTabRerunNeedsAudio(t *testing.T) {
+	h := newHarness(t, nil, Options{})
+	ids := seedKinds(t, h.db)
+	if err := h.db.SaveAudio(t.Context(), ids.captions, store.Audio{ContentType: "audio/ogg", Encoding: "opus", SampleRate: 48000, Data: []byte("OggS")}); err != nil {
+		t.Fatal(err)
+	}
+	h.ui(func() { h.SelectTab("History"); h.history.reload() })
+	h.waitHistory(t, "the history", ids.captions, ids.file, ids.conversation, ids.synthesis, ids.agent, ids.analysis)
+	h.selectHistory(t, ids.file)
+	h.waitFor(t, "the selection", func() bool { return h.history.selected == ids.file && !h.history.open.Disabled() })
+	h.waitFor(t, "Re-run off without audio", func() bool { return h.history.rerun.Disabled() })
+	h.selectHistory(t, ids.captions)
+	h.waitFor(t, "Re-run on with audio", func() bool { return !h.history.rerun.Disabled() && h.history.hasAudio })
+	h.ui(func() { test.Tap(h.history.rerun) })
+	h.waitFor(t, "the re-run dialog", func() bool { return h.window.Canvas().Overlays().Top() != nil })
+}
