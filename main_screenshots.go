@@ -147,9 +147,9 @@ func setUpScreenshot(ctx context.Context, shot string, cfg *sessions.WorkspaceCo
 	return nil
 }
 
-// historyQuery is what the history screenshot searches for: a word of
-// every entry.
-const historyQuery = "the "
+// historyQuery is what the history screenshot searches for: a word that
+// the reading, the support call and the sentence spoken all hold.
+const historyQuery = "and "
 
 // fillHistory gives the history screenshot entries of several kinds,
 // made by the local engine before the window opens: the LibriVox reading
@@ -168,6 +168,17 @@ func fillHistory(ctx context.Context, cfg sessions.WorkspaceConfig) error {
 	if _, err := ws.Analyze(ctx, sessions.AnalysisInput{Text: analyzeDocument}, sessions.AllFeatures(), nil); err != nil {
 		return fmt.Errorf("the history screenshot's analysis: %w", err)
 	}
+	v, err := ws.Voices(ctx)
+	if err != nil {
+		return fmt.Errorf("the history screenshot's voices: %w", err)
+	}
+	syn, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: voicesText, Voice: "aura-2-thalia-en", Silent: true})
+	if err != nil {
+		return fmt.Errorf("the history screenshot's synthesis: %w", err)
+	}
+	for range syn.Events() {
+	}
+	<-syn.Done()
 	return nil
 }
 
