@@ -108,6 +108,12 @@ func TestHistoryTabListsAndFilters(t *testing.T) {
 
 	h.ui(func() { h.history.date.SetSelected(dateSince) })
 	h.waitFor(t, "a hint to type a date", func() bool { return strings.Contains(h.history.empty.Text, "YYYY-MM-DD") && h.history.since.Visible() })
+	h.ui(func() {
+		h.window.Resize(fyne.NewSize(800, 600))
+		if m := h.window.Content().MinSize(); m.Width > 800 {
+			t.Errorf("History with the date field needs %.0f px", m.Width)
+		}
+	})
 	h.ui(func() { h.history.since.SetText(clockTime.AddDate(0, 0, -15).Format(time.DateOnly)) })
 	h.waitHistory(t, "since 15 days ago", ids.captions, ids.file, ids.conversation, ids.synthesis)
 	h.ui(func() { h.history.kind.SetSelected("Syntheses") })

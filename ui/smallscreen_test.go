@@ -25,7 +25,7 @@ func TestFitsSmallScreen(t *testing.T) {
 		card.text.SetText("hello study rather cold hearted and rather selfish is to be oldest those")
 		c.turns.box.Add(card.card)
 	})
-	for _, tab := range []string{"Captions", "Conversation", "Voices", "Agent", "Analyze", "Settings", "Service"} {
+	for _, tab := range []string{"Captions", "Conversation", "Voices", "Agent", "Analyze", "History", "Settings", "Service"} {
 		h.ui(func() {
 			h.SelectTab(tab)
 			h.window.Resize(fyne.NewSize(800, 600))
