@@ -81,10 +81,18 @@ func (d *DB) Search(ctx context.Context, query string, limit int, kinds ...strin
 	return hits, nil
 }
 
+// minPrefixRunes is the length, in characters, from which the last word
+// typed is searched as the start of a word rather than as a whole word:
+// the start of a shorter word matches much of a long history ("the"
+// matches then, there, they...), which took seconds over a million
+// captions, and finds little the word itself does not.
+const minPrefixRunes = 4
+
 // matchQuery turns what a user typed into an FTS5 query that cannot be a
 // syntax error: each word becomes a quoted string (quotes inside doubled),
 // joined by FTS5's implicit AND, and the last word becomes a prefix query
-// unless the input ends in a space. Words without a letter or digit would
+// unless the input ends in a space or the word is shorter than
+// minPrefixRunes. Words without a letter or digit would
 // be empty strings to the tokenizer and are dropped. It returns "" when
 // nothing is left.
 func matchQuery(q string) string {
@@ -108,7 +116,7 @@ func matchQuery(q string) string {
 	if len(terms) == 0 {
 		return ""
 	}
-	if r, _ := utf8.DecodeLastRuneInString(q); prefix && !sep(r) {
+	if r, _ := utf8.DecodeLastRuneInString(q); prefix && !sep(r) && utf8.RuneCountInString(words[len(words)-1]) >= minPrefixRunes {
 		terms[len(terms)-1] += "*"
 	}
 	return strings.Join(terms, " ")

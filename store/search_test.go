@@ -13,18 +13,24 @@ func TestMatchQuery(t *testing.T) {
 		{"budget ", `"budget"`},
 		{"quarterly budget", `"quarterly" "budget"*`},
 		{`"unbalanced`, `"""unbalanced"*`},
-		{`say "hi"`, `"say" """hi"""*`},
-		{"NEAR(a b)", `"NEAR(a" "b)"*`},
-		{"a OR b", `"a" "OR" "b"*`},
+		{`say "hi"`, `"say" """hi"""*`}, // "hi" with its quotes is four characters
+		{"NEAR(a b)", `"NEAR(a" "b)"`},
+		{"a OR b", `"a" "OR" "b"`},
+		{"the", `"the"`}, // too short to be the start of a word
+		{"budget the", `"budget" "the"`},
+		{"budg", `"budg"*`},
+		{"été", `"été"`},
 		{"text:secret", `"text:secret"*`},
 		{"-- *** ^^", ""},
 		{"hello --", `"hello"`}, // the last word was dropped: no prefix on the one before
 		{"don't", `"don't"*`},
 		{"café", `"café"*`},
-		{"日本語", `"日本語"*`},
+		{"日本語", `"日本語"`},
+		{"日本語です", `"日本語です"*`},
 		{"tab\tnewline\n", `"tab" "newline"`},
 		{"bad\xffutf8", `"bad" "utf8"*`},
 		{"nul\x00byte", `"nul" "byte"*`},
+		{"bad\xffut", `"bad" "ut"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -473,7 +472,7 @@ func (t *historyTab) runSearch(q string, f store.Filter, delay time.Duration) {
 				return
 			}
 		}
-		hits, err := t.app.ws.SearchHistory(ctx, wholeShortWord(q), historySearchHits, f)
+		hits, err := t.app.ws.SearchHistory(ctx, q, historySearchHits, f)
 		if ctx.Err() != nil {
 			return // a newer search, or a new filter, replaced this one
 		}
@@ -486,23 +485,6 @@ func (t *historyTab) runSearch(q string, f store.Filter, delay time.Duration) {
 	if !started {
 		cancel()
 	}
-}
-
-// shortPrefix is the length, in characters, under which the last word
-// typed is searched as a whole word rather than as the start of one: the
-// start of a word that short matches a large part of a long history
-// ("the" matches then, there, they...), which took seconds over a million
-// captions, and finds little that the word itself does not.
-const shortPrefix = 4
-
-// wholeShortWord ends q with a space, which makes its last word a whole
-// word to store.Search, when that word is shorter than shortPrefix.
-func wholeShortWord(q string) string {
-	words := strings.Fields(q)
-	if len(words) == 0 || utf8.RuneCountInString(words[len(words)-1]) >= shortPrefix {
-		return q
-	}
-	return q + " "
 }
 
 // showHits lists the sessions a search found, best first, each with its

@@ -275,22 +275,6 @@ func TestHistoryTabRenameAndExport(t *testing.T) {
 	}
 }
 
-func TestWholeShortWord(t *testing.T) {
-	for in, want := range map[string]string{
-		"the":           "the ",
-		"budget the":    "budget the ",
-		"budg":          "budg",
-		"the budg":      "the budg",
-		"":              "",
-		"été":           "été ",
-		"meeting notes": "meeting notes",
-	} {
-		if got := wholeShortWord(in); got != want {
-			t.Errorf("wholeShortWord(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestShowHistorySearch(t *testing.T) {
 	h := newHarness(t, nil, Options{})
 	ids := seedKinds(t, h.db)
