@@ -69,6 +69,7 @@ func (s screenshot) show(w *ui.App) error {
 	case "inspector":
 		tab = "captions"
 		w.ShowInspector()
+		w.InspectMarked(sessions.MarkFirstFinal)
 	case "history":
 		tab = ""
 		if !w.ShowHistorySearch(historyQuery) {

@@ -48,13 +48,14 @@ type inspector struct {
 	app *App
 	ins *sessions.Inspector
 
-	window  fyne.Window
-	picker  *widget.Select
-	search  *widget.Entry
-	list    *widget.List
-	details *widget.Label
-	count   *widget.Label
-	export  *widget.Button
+	window   fyne.Window
+	picker   *widget.Select
+	search   *widget.Entry
+	list     *widget.List
+	wantMark string // the marker InspectMarked asked for, until a message has it
+	details  *widget.Label
+	count    *widget.Label
+	export   *widget.Button
 
 	// sessions are the past sessions the picker offers, by its option.
 	sessions map[string]int64
@@ -83,6 +84,32 @@ func newInspector(a *App) *inspector {
 // the UI goroutine, after the main window. Tools that screenshot the
 // inspector use it.
 func (a *App) ShowInspector() { a.onUI(a.wire.show) }
+
+// InspectMarked selects, in the inspector, the first message that
+// carries the latency marker (sessions.MarkFirstFinal, ...), as soon as
+// there is one, and shows its details. The screenshots use it.
+func (a *App) InspectMarked(marker string) {
+	a.onUI(func() {
+		a.wire.wantMark = marker
+		a.wire.selectWanted()
+	})
+}
+
+// selectWanted selects the first message shown with the marker asked for
+// by InspectMarked, once.
+func (in *inspector) selectWanted() {
+	if in.wantMark == "" || in.list == nil {
+		return
+	}
+	for i, ev := range in.shown {
+		if in.events[ev].Marker == in.wantMark {
+			in.wantMark = ""
+			in.list.ScrollTo(max(i-3, 0))
+			in.list.Select(i)
+			return
+		}
+	}
+}
 
 // toggle shows the inspector, or hides it when it is shown (its
 // shortcut). Call it on the UI goroutine.
@@ -224,6 +251,7 @@ func (in *inspector) catchUp() {
 	}
 	in.showCount()
 	in.list.Refresh()
+	in.selectWanted()
 }
 
 // filter keeps the events the search finds.
