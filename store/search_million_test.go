@@ -136,6 +136,14 @@ func BenchmarkSearchMillion(b *testing.B) {
 	}
 	build := time.Since(t0)
 	b.Logf("built %d segments over %d sessions in %v", segments, nsess, build.Round(time.Millisecond))
+	// A prefix of four letters (shorter ones are searched as whole words).
+	prefix := ""
+	for _, w := range vocab[500:] {
+		if len(w) >= 6 {
+			prefix = w[:minPrefixRunes]
+			break
+		}
+	}
 	queries := []struct {
 		name, q string
 		kinds   []string
@@ -147,7 +155,8 @@ func BenchmarkSearchMillion(b *testing.B) {
 		{"two common words", "you know ", nil},
 		{"common and rare word", "the " + vocab[3000] + " ", nil},
 		{"three words", "think " + vocab[120] + " " + vocab[400] + " ", nil},
-		{"prefix", vocab[500][:3], nil},
+		{"prefix", prefix, nil},
+		{"short word being typed", "the", nil},
 		{"common word, one kind", "the ", []string{KindAgent}},
 		{"no match", "xyzzyplugh ", nil},
 	}
