@@ -10,62 +10,88 @@ import (
 )
 
 // Ogg Opus output (RFC 7845): libopus through gopkg.in/hraban/opus.v2
-// encodes 20 ms packets of mono 48 kHz audio, and the muxer below frames
-// them in Ogg pages.
+// encodes 20 ms packets, and the muxer below frames them in Ogg pages.
+// Encode's opus output is mono at 48 kHz; OggOpusWriter takes the rates
+// libopus encodes directly and one or two channels (a meeting's sides).
 
 const (
-	// opusFrame is the packet duration in samples at 48 kHz: 20 ms, the
-	// usual choice for speech.
-	opusFrame = 960
 	// opusPreSkip is the encoder's look-ahead at 48 kHz (2.5 ms of analysis
 	// plus 4 ms of delay compensation, libopus's value for every
-	// application mode), which decoders drop from the start. The binding
-	// offers no OPUS_GET_LOOKAHEAD, so the constant is used.
+	// application mode and input rate), which decoders drop from the
+	// start. The binding offers no OPUS_GET_LOOKAHEAD, so the constant is
+	// used.
 	opusPreSkip = 312
 	// opusMaxPacket bounds one encoded packet; libopus never needs more
 	// than 1275 bytes per frame.
 	opusMaxPacket = 4000
-	// oggMaxPagePackets caps the packets on one page (1 s of audio), so a
-	// page stays well under the 255 lacing values of the Ogg format.
+	// oggMaxPagePackets caps the packets on one page (1 s of audio).
 	oggMaxPagePackets = 50
+	// oggMaxSegments is the most lacing values a page holds.
+	oggMaxSegments = 255
 	// opusVendor names the encoder in the OpusTags header.
 	opusVendor = "earshot (libopus)"
 )
 
-// oggOpusEncoder streams Ogg Opus: the two header pages at once, then a
-// page at the end of every Write with the packets it completed, and the
-// final page, with the end-of-stream flag and the exact length in its
-// granule position, at Close.
+// oggOpusEncoder streams Ogg Opus: the two header pages at once, then
+// pages of packets (at the end of every write when pagePerWrite, else
+// when a page is full), and the final page, with the end-of-stream flag
+// and the exact length in its granule position, at finish.
 type oggOpusEncoder struct {
-	w       io.Writer
-	enc     *opus.Encoder
-	serial  uint32
-	seq     uint32
-	pending []int16 // samples of the next packet, fewer than opusFrame
-	packets [][]byte
-	pktBuf  []byte
-	page    []byte
-	encoded int64 // samples in the packets so far: the granule position
-	input   int64 // samples received
+	w            io.Writer
+	enc          *opus.Encoder
+	channels     int
+	frame        int   // samples (every channel) of one 20 ms packet
+	scale        int64 // 48 kHz granules per input frame
+	pagePerWrite bool
+	serial       uint32
+	seq          uint32
+	pending      []int16 // interleaved samples of the next packet
+	packets      [][]byte
+	segments     int // lacing values the packets take
+	pktBuf       []byte
+	page         []byte
+	encoded      int64 // 48 kHz granules in the packets so far
+	input        int64 // frames received
 }
 
+// newOggOpusEncoder is Encode's opus: mono 48 kHz, a page a write, the
+// header naming spec's input rate.
 func newOggOpusEncoder(w io.Writer, spec EncodeSpec) (*oggOpusEncoder, error) {
-	enc, err := opus.NewEncoder(opusRate, 1, opus.AppAudio)
+	// libopus clamps rates above what it can use (512 kbit/s for mono),
+	// so the service's full range is accepted.
+	return newOggOpus(w, opusRate, 1, min(spec.BitRate, 512000), spec.SampleRate, true)
+}
+
+// newOggOpus encodes interleaved audio of channels channels at rate (one
+// of libopus's 8, 12, 16, 24 or 48 kHz) at bitRate bits a second, the
+// header naming headRate as the input's rate.
+func newOggOpus(w io.Writer, rate, channels, bitRate, headRate int, pagePerWrite bool) (*oggOpusEncoder, error) {
+	if channels != 1 && channels != 2 {
+		return nil, fmt.Errorf("ogg opus: %d channels; one or two are written", channels)
+	}
+	switch rate {
+	case 8000, 12000, 16000, 24000, 48000:
+	default:
+		return nil, fmt.Errorf("ogg opus: %d Hz; libopus takes 8, 12, 16, 24 or 48 kHz", rate)
+	}
+	enc, err := opus.NewEncoder(rate, channels, opus.AppAudio)
 	if err != nil {
 		return nil, fmt.Errorf("libopus: %w", err)
 	}
-	// libopus clamps rates above what it can use (512 kbit/s for mono),
-	// so the service's full range is accepted.
-	if err := enc.SetBitrate(min(spec.BitRate, 512000)); err != nil {
-		return nil, fmt.Errorf("libopus: set bit rate %d: %w", spec.BitRate, err)
+	if err := enc.SetBitrate(bitRate); err != nil {
+		return nil, fmt.Errorf("libopus: set bit rate %d: %w", bitRate, err)
 	}
 	o := &oggOpusEncoder{
-		w:      w,
-		enc:    enc,
-		serial: rand.Uint32(),
-		pktBuf: make([]byte, opusMaxPacket),
+		w:            w,
+		enc:          enc,
+		channels:     channels,
+		frame:        rate / 50 * channels,
+		scale:        int64(opusRate / rate),
+		pagePerWrite: pagePerWrite,
+		serial:       rand.Uint32(),
+		pktBuf:       make([]byte, opusMaxPacket),
 	}
-	if err := o.writePage(oggBOS, 0, [][]byte{opusHead(spec.SampleRate)}); err != nil {
+	if err := o.writePage(oggBOS, 0, [][]byte{opusHead(channels, headRate)}); err != nil {
 		return nil, err
 	}
 	tags := binary.LittleEndian.AppendUint32([]byte("OpusTags"), uint32(len(opusVendor)))
@@ -77,45 +103,54 @@ func newOggOpusEncoder(w io.Writer, spec EncodeSpec) (*oggOpusEncoder, error) {
 	return o, nil
 }
 
-// opusHead returns the identification header of a mono stream with channel
-// mapping family 0 and no output gain.
-func opusHead(inputRate int) []byte {
-	h := append([]byte("OpusHead"), 1, 1) // version 1, one channel
+// opusHead returns the identification header of a mono or stereo stream
+// (channel mapping family 0) with no output gain.
+func opusHead(channels, inputRate int) []byte {
+	h := append([]byte("OpusHead"), 1, byte(channels)) // version 1
 	h = binary.LittleEndian.AppendUint16(h, opusPreSkip)
 	h = binary.LittleEndian.AppendUint32(h, uint32(inputRate))
 	h = binary.LittleEndian.AppendUint16(h, 0) // output gain
 	return append(h, 0)                        // mapping family 0
 }
 
+// write takes interleaved samples, whole frames.
 func (o *oggOpusEncoder) write(pcm []int16) error {
+	o.input += int64(len(pcm) / o.channels)
 	for len(pcm) > 0 {
-		n := min(len(pcm), opusFrame-len(o.pending))
+		n := min(len(pcm), o.frame-len(o.pending))
 		o.pending = append(o.pending, pcm[:n]...)
 		pcm = pcm[n:]
-		o.input += int64(n)
-		if len(o.pending) == opusFrame {
+		if len(o.pending) == o.frame {
 			if err := o.encodePending(); err != nil {
 				return err
 			}
 		}
-		if len(o.packets) == oggMaxPagePackets {
-			if err := o.flushPage(0); err != nil {
-				return err
-			}
-		}
 	}
-	return o.flushPage(0)
+	if o.pagePerWrite {
+		return o.flushPage(0)
+	}
+	return nil
 }
 
-// encodePending encodes one full packet from pending.
+// encodePending encodes one full packet from pending, writing the page
+// before it first when the packet would not fit on it.
 func (o *oggOpusEncoder) encodePending() error {
 	n, err := o.enc.Encode(o.pending, o.pktBuf)
 	if err != nil {
 		return fmt.Errorf("libopus: %w", err)
 	}
+	if o.segments+n/255+1 > oggMaxSegments {
+		if err := o.flushPage(0); err != nil {
+			return err
+		}
+	}
 	o.packets = append(o.packets, append([]byte(nil), o.pktBuf[:n]...))
+	o.segments += n/255 + 1
 	o.pending = o.pending[:0]
-	o.encoded += opusFrame
+	o.encoded += int64(o.frame/o.channels) * o.scale
+	if len(o.packets) == oggMaxPagePackets {
+		return o.flushPage(0)
+	}
 	return nil
 }
 
@@ -129,10 +164,10 @@ func (o *oggOpusEncoder) flushPage(flags byte) error {
 	if flags&oggEOS != 0 {
 		// The last page's granule position gives the exact length: the
 		// pre-skip plus the samples actually received (RFC 7845 4.4).
-		granule = opusPreSkip + o.input
+		granule = opusPreSkip + o.input*o.scale
 	}
 	err := o.writePage(flags, granule, o.packets)
-	o.packets = o.packets[:0]
+	o.packets, o.segments = o.packets[:0], 0
 	return err
 }
 
@@ -173,18 +208,39 @@ func (o *oggOpusEncoder) writePage(flags byte, granule int64, packets [][]byte) 
 // been pushed through, so every received sample is in a packet, and writes
 // the last page.
 func (o *oggOpusEncoder) finish() error {
-	for o.encoded < opusPreSkip+o.input {
-		o.pending = append(o.pending, make([]int16, opusFrame-len(o.pending))...)
+	for o.encoded < opusPreSkip+o.input*o.scale {
+		o.pending = append(o.pending, make([]int16, o.frame-len(o.pending))...)
 		if err := o.encodePending(); err != nil {
 			return err
-		}
-		if len(o.packets) == oggMaxPagePackets {
-			if err := o.flushPage(0); err != nil {
-				return err
-			}
 		}
 	}
 	return o.flushPage(oggEOS)
 }
 
 func (o *oggOpusEncoder) abort() {}
+
+// OggOpusWriter encodes 16-bit audio to Ogg Opus as it comes, so that
+// memory holds only the compressed stream: at 8, 12, 16, 24 or 48 kHz
+// without resampling, mono or two channels interleaved, in pages of up to
+// a second. Close ends the stream; the last page gives its exact length.
+// It is not safe for concurrent use.
+type OggOpusWriter struct {
+	o *oggOpusEncoder
+}
+
+// NewOggOpusWriter writes to w audio of channels channels at rate Hz,
+// encoded at bitRate bits a second for the whole stream.
+func NewOggOpusWriter(w io.Writer, rate, channels, bitRate int) (*OggOpusWriter, error) {
+	o, err := newOggOpus(w, rate, channels, bitRate, rate, false)
+	if err != nil {
+		return nil, err
+	}
+	return &OggOpusWriter{o: o}, nil
+}
+
+// Write encodes interleaved samples; a frame of several channels must
+// not be split between two calls.
+func (x *OggOpusWriter) Write(pcm []int16) error { return x.o.write(pcm) }
+
+// Close pushes the encoder's look-ahead through and writes the last page.
+func (x *OggOpusWriter) Close() error { return x.o.finish() }

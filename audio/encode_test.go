@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -680,5 +682,72 @@ func BenchmarkEncode(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/5/1e6, "ms/audio-s")
 			b.ReportMetric(float64(out*8)/5/1000, "kbit/s")
 		})
+	}
+}
+
+// TestOggOpusWriter: a stream of two channels at 16 kHz, written in
+// pieces of any length, decodes to exactly the frames written, each
+// channel where it was; a high bit rate's large packets never overfill a
+// page.
+func TestOggOpusWriter(t *testing.T) {
+	for _, tt := range []struct{ rate, channels, bitRate int }{
+		{16000, 2, 48000},
+		{16000, 1, 24000},
+		{48000, 2, 510000},
+	} {
+		var buf bytes.Buffer
+		w, err := NewOggOpusWriter(&buf, tt.rate, tt.channels, tt.bitRate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A tone on the first channel only; pieces of 7 to 1,999 frames.
+		frames := tt.rate*3/2 + 123
+		pcm := sine16(440, tt.rate, frames, tt.channels, 16000)
+		if tt.channels == 2 {
+			for i := 1; i < len(pcm); i += 2 {
+				pcm[i] = 0
+			}
+		}
+		for off, n := 0, 7; off < frames; off, n = off+n, (n*31)%1999+7 {
+			end := min(off+n, frames)
+			if err := w.Write(pcm[off*tt.channels : end*tt.channels]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Decode(t.Context(), bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatalf("%+v: decode: %v", tt, err)
+		}
+		scale := 48000 / tt.rate
+		if got.Channels != tt.channels || got.Frames() != frames*scale {
+			t.Fatalf("%+v: decoded %d channels, %d frames; want %d, %d", tt, got.Channels, got.Frames(), tt.channels, frames*scale)
+		}
+		level := func(ch int) float64 {
+			var sum float64
+			n := 0
+			for i := 4800; i < got.Frames()-4800; i++ {
+				v := float64(got.Samples[i*tt.channels+ch])
+				sum += v * v
+				n++
+			}
+			return math.Sqrt(sum / float64(n))
+		}
+		if l := level(0); l < 0.2 {
+			t.Errorf("%+v: the tone decodes at level %.3f", tt, l)
+		}
+		if tt.channels == 2 {
+			if l := level(1); l > 0.03 {
+				t.Errorf("%+v: the silent channel decodes at level %.3f", tt, l)
+			}
+		}
+	}
+	if _, err := NewOggOpusWriter(io.Discard, 44100, 1, 24000); err == nil {
+		t.Error("44.1 kHz, which libopus does not take, was accepted")
+	}
+	if _, err := NewOggOpusWriter(io.Discard, 16000, 3, 24000); err == nil {
+		t.Error("three channels were accepted")
 	}
 }

@@ -3,16 +3,12 @@ package sessions
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"time"
-
-	"gopkg.in/hraban/opus.v2"
 
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/store"
@@ -25,10 +21,6 @@ import (
 // mono), and saved when the session ends, however it ends. The audio
 // runs on the captions' clock: sample n of the kept audio is second
 // n/16000 of the session, muted stretches included, as silence.
-//
-// audio.Encoder writes mono 48 kHz Opus only; a meeting needs two
-// channels, and the recogniser's 16 kHz needs no resampling, so the
-// stream is written here, with libopus taking 16 kHz input directly.
 
 // Kept audio's format in history, as the re-run reads it.
 const (
@@ -37,17 +29,9 @@ const (
 )
 
 const (
-	keptBitRate = 24000           // per channel: clear speech, and recognisable again
-	keptFrame   = streamRate / 50 // 20 ms packets
-	// keptPreSkip is libopus's look-ahead in 48 kHz samples, the same at
-	// every input rate (2.5 ms of analysis and 4 ms of delay
-	// compensation); decoders drop it from the start.
-	keptPreSkip = 312
-	// keptScale turns 16 kHz frames into the 48 kHz granule positions
-	// Ogg Opus counts in.
+	keptBitRate = 24000 // per channel: clear speech, and recognisable again
+	// keptScale turns 16 kHz frames into the 48 kHz frames Opus decodes to.
 	keptScale        = 48000 / streamRate
-	keptPagePackets  = 50 // a page a second
-	keptMaxPacket    = 4000
 	keptLimitReserve = 1 << 20 // room for the last pages once the limit is reached
 )
 
@@ -61,24 +45,16 @@ type AudioHistory interface {
 // *keptAudio keeps nothing. Only the session's run loop uses it.
 type keptAudio struct {
 	h        AudioHistory
-	enc      *opus.Encoder
+	w        *audio.OggOpusWriter
 	channels int
 	log      *slog.Logger
 
-	out      bytes.Buffer
-	pending  []int16  // interleaved, fewer than keptFrame frames
-	packets  [][]byte // encoded, not yet on a page
-	segments int      // lacing values the packets take
-	pkt      []byte
-	page     []byte
-	zeros    []int16
-	serial   uint32
-	seq      uint32
-	frames   int64 // frames taken in
-	encoded  int64 // frames in packets, look-ahead included
-	limit    int   // bytes of Ogg past which no more audio is taken
-	full     bool  // the limit was reached: what follows is not kept
-	err      error // the encoder failed: nothing is kept
+	out    bytes.Buffer
+	zeros  []int16
+	frames int64 // frames taken in
+	limit  int   // bytes of Ogg past which no more audio is taken
+	full   bool  // the limit was reached: what follows is not kept
+	err    error // the encoder failed: nothing is kept
 }
 
 // newKeptAudio returns a keeper of 16 kHz audio with channels channels
@@ -88,33 +64,15 @@ func newKeptAudio(keep bool, h any, channels int, log *slog.Logger) (*keptAudio,
 	if !keep || !ok || ah == nil {
 		return nil, nil
 	}
-	enc, err := opus.NewEncoder(streamRate, channels, opus.AppAudio)
-	if err != nil {
-		return nil, fmt.Errorf("keep audio: libopus: %w", err)
-	}
-	if err := enc.SetBitrate(keptBitRate * channels); err != nil {
-		return nil, fmt.Errorf("keep audio: libopus: %w", err)
-	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	k := &keptAudio{
-		h: ah, enc: enc, channels: channels, log: log,
-		pkt:    make([]byte, keptMaxPacket),
-		serial: rand.Uint32(),
-		limit:  store.MaxAudioBytes - keptLimitReserve,
+	k := &keptAudio{h: ah, channels: channels, log: log, limit: store.MaxAudioBytes - keptLimitReserve}
+	w, err := audio.NewOggOpusWriter(&k.out, streamRate, channels, keptBitRate*channels)
+	if err != nil {
+		return nil, fmt.Errorf("keep audio: %w", err)
 	}
-	head := append([]byte("OpusHead"), 1, byte(channels))
-	head = binary.LittleEndian.AppendUint16(head, keptPreSkip)
-	head = binary.LittleEndian.AppendUint32(head, streamRate)
-	head = binary.LittleEndian.AppendUint16(head, 0) // no output gain
-	head = append(head, 0)                           // mapping family 0: mono or stereo
-	const vendor = "earshot (libopus)"
-	tags := binary.LittleEndian.AppendUint32([]byte("OpusTags"), uint32(len(vendor)))
-	tags = append(tags, vendor...)
-	tags = binary.LittleEndian.AppendUint32(tags, 0)
-	k.writePage(oggFirstPage, 0, [][]byte{head})
-	k.writePage(0, 0, [][]byte{tags})
+	k.w = w
 	return k, nil
 }
 
@@ -136,11 +94,12 @@ func (k *keptAudio) silence(n int64) {
 	if k == nil {
 		return
 	}
+	const chunk = streamRate / 10
 	if k.zeros == nil {
-		k.zeros = make([]int16, keptFrame*k.channels)
+		k.zeros = make([]int16, chunk*k.channels)
 	}
 	for n > 0 && !k.full && k.err == nil {
-		m := min(n, keptFrame)
+		m := min(n, chunk)
 		k.take(k.zeros[:m*int64(k.channels)])
 		n -= m
 	}
@@ -148,13 +107,9 @@ func (k *keptAudio) silence(n int64) {
 
 func (k *keptAudio) take(pcm []int16) {
 	k.frames += int64(len(pcm) / k.channels)
-	for len(pcm) > 0 && k.err == nil {
-		n := min(len(pcm), keptFrame*k.channels-len(k.pending))
-		k.pending = append(k.pending, pcm[:n]...)
-		pcm = pcm[n:]
-		if len(k.pending) == keptFrame*k.channels {
-			k.encodePending()
-		}
+	if err := k.w.Write(pcm); err != nil {
+		k.err = err
+		return
 	}
 	if k.out.Len() >= k.limit {
 		// The first part is kept; the rest would pass what history
@@ -162,34 +117,6 @@ func (k *keptAudio) take(pcm []int16) {
 		k.full = true
 		k.log.Warn("sessions: the kept audio reached its limit; the rest is not kept", "bytes", k.out.Len())
 	}
-}
-
-func (k *keptAudio) encodePending() {
-	n, err := k.enc.Encode(k.pending, k.pkt)
-	if err != nil {
-		k.err = fmt.Errorf("libopus: %w", err)
-		return
-	}
-	if k.segments+n/255+1 > 255 {
-		k.flushPage() // a page holds at most 255 lacing values
-	}
-	k.packets = append(k.packets, bytes.Clone(k.pkt[:n]))
-	k.segments += n/255 + 1
-	k.pending = k.pending[:0]
-	k.encoded += keptFrame
-	if len(k.packets) == keptPagePackets {
-		k.flushPage()
-	}
-}
-
-// flushPage writes the packets so far as a page, whose granule
-// position is where its last packet ends.
-func (k *keptAudio) flushPage() {
-	if len(k.packets) == 0 {
-		return
-	}
-	k.writePage(0, k.encoded*keptScale, k.packets)
-	k.packets, k.segments = k.packets[:0], 0
 }
 
 // Duration is the length of the audio kept so far.
@@ -200,8 +127,8 @@ func (k *keptAudio) Duration() time.Duration {
 	return audio.FramesDuration(k.frames, streamRate)
 }
 
-// bytes pushes the encoder's look-ahead through and ends the stream; it
-// returns the whole Ogg Opus file, or nil when no audio was taken.
+// bytes ends the stream and returns the whole Ogg Opus file, or nil when
+// no audio was taken.
 func (k *keptAudio) bytes() ([]byte, error) {
 	if k.err != nil {
 		return nil, k.err
@@ -209,17 +136,10 @@ func (k *keptAudio) bytes() ([]byte, error) {
 	if k.frames == 0 {
 		return nil, nil
 	}
-	for k.encoded < k.frames+keptPreSkip/keptScale && k.err == nil {
-		k.pending = append(k.pending, make([]int16, keptFrame*k.channels-len(k.pending))...)
-		k.encodePending()
+	if err := k.w.Close(); err != nil {
+		k.err = err
+		return nil, err
 	}
-	if k.err != nil {
-		return nil, k.err
-	}
-	// The last page's granule position gives the exact length (RFC 7845
-	// 4.4): the pre-skip plus the frames taken in.
-	k.writePage(oggLastPage, keptPreSkip+k.frames*keptScale, k.packets)
-	k.packets, k.segments = nil, 0
 	return k.out.Bytes(), nil
 }
 
@@ -240,66 +160,6 @@ func (k *keptAudio) save(rec *record) {
 		return k.h.SaveAudio(ctx, id, store.Audio{ContentType: KeptContentType, Encoding: KeptEncoding, SampleRate: streamRate, Data: data})
 	})
 	k.out = bytes.Buffer{}
-}
-
-// Ogg page flags.
-const (
-	oggFirstPage = 0x02
-	oggLastPage  = 0x04
-)
-
-// writePage writes whole packets as one Ogg page.
-func (k *keptAudio) writePage(flags byte, granule int64, packets [][]byte) {
-	p := k.page[:0]
-	p = append(p, "OggS"...)
-	p = append(p, 0, flags)
-	p = binary.LittleEndian.AppendUint64(p, uint64(granule))
-	p = binary.LittleEndian.AppendUint32(p, k.serial)
-	p = binary.LittleEndian.AppendUint32(p, k.seq)
-	p = append(p, 0, 0, 0, 0, 0) // CRC, then the segment count
-	segs := 0
-	for _, pk := range packets {
-		n := len(pk)
-		for ; n >= 255; n -= 255 {
-			p = append(p, 255)
-			segs++
-		}
-		p = append(p, byte(n))
-		segs++
-	}
-	p[26] = byte(segs) // encodePending keeps it within 255
-	for _, pk := range packets {
-		p = append(p, pk...)
-	}
-	binary.LittleEndian.PutUint32(p[22:], oggChecksum(p))
-	k.page = p
-	k.seq++
-	k.out.Write(p)
-}
-
-// oggTable is the CRC-32 of Ogg (polynomial 0x04c11db7, not reflected,
-// no initial or final inversion).
-var oggTable = func() (t [256]uint32) {
-	for i := range t {
-		r := uint32(i) << 24
-		for range 8 {
-			if r&0x80000000 != 0 {
-				r = r<<1 ^ 0x04c11db7
-			} else {
-				r <<= 1
-			}
-		}
-		t[i] = r
-	}
-	return t
-}()
-
-func oggChecksum(b []byte) uint32 {
-	var c uint32
-	for _, x := range b {
-		c = c<<8 ^ oggTable[byte(c>>24)^x]
-	}
-	return c
 }
 
 // keepFileAudio keeps the audio of a file transcribed: the file decoded
