@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -90,6 +91,21 @@ func TestMigrateFromVersion1(t *testing.T) {
 	}
 	if hits, _ := d.Search(ctx, "approved", 10); len(hits) != 1 {
 		t.Errorf("a segment added after migration: %d hits, want 1", len(hits))
+	}
+	// The index made again by migration 7 indexes the starts of words,
+	// and the triggers keep it as they kept the first.
+	var ddl string
+	if err := d.r.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE name = 'history_fts'`).Scan(&ddl); err != nil || !strings.Contains(ddl, "prefix = '4'") {
+		t.Errorf("the index is %q, %v; want one with a prefix index", ddl, err)
+	}
+	if hits, _ := d.Search(ctx, "budg", 10); len(hits) != 3 {
+		t.Errorf("the start of a word: %d hits, want the old segment, the old transcript and the new segment", len(hits))
+	}
+	if err := d.DeleteSession(ctx, 8); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := d.Search(ctx, "garden ", 10); len(hits) != 0 {
+		t.Errorf("a deleted transcript is still found: %+v", hits)
 	}
 }
 
