@@ -34,6 +34,9 @@ type captionsTab struct {
 	app     *App
 	view    *captionView
 	history *historyPanel
+	// opens counts the sessions asked to be opened: only the latest
+	// one asked for is shown, however their reads finish.
+	opens int
 
 	mic        *widget.Select
 	micRefresh *widget.Button

@@ -340,9 +340,22 @@ func (h *historyPanel) runSearch(q string, delay time.Duration) {
 		h.setRows(rowsOf(h.all), "Sessions you record or transcribe are kept here.")
 		return
 	}
-	ctx, cancel := context.WithCancel(h.tab.app.ctx)
-	h.cancelSearch = cancel
-	started := h.tab.app.goAsync(func(context.Context) {
+	h.cancelSearch = h.tab.app.debounced(delay, func(ctx context.Context) func() {
+		hits, err := h.tab.app.ws.Search(ctx, q, searchHits, captionsHistoryKinds...)
+		return func() {
+			if gen == h.searchGen {
+				h.showHits(q, hits, err)
+			}
+		}
+	})
+}
+
+// debounced runs find off the UI goroutine once delay has passed, then
+// what find returns on the UI goroutine, unless the CancelFunc it returns
+// is called first (as a newer search does) or the window closes.
+func (a *App) debounced(delay time.Duration, find func(ctx context.Context) (show func())) context.CancelFunc {
+	ctx, cancel := context.WithCancel(a.ctx)
+	started := a.goAsync(func(context.Context) {
 		defer cancel()
 		if delay > 0 {
 			t := time.NewTimer(delay)
@@ -353,19 +366,16 @@ func (h *historyPanel) runSearch(q string, delay time.Duration) {
 				return
 			}
 		}
-		hits, err := h.tab.app.ws.Search(ctx, q, searchHits, captionsHistoryKinds...)
+		show := find(ctx)
 		if ctx.Err() != nil {
 			return // a newer search replaced this one
 		}
-		h.tab.app.onUI(func() {
-			if gen == h.searchGen {
-				h.showHits(q, hits, err)
-			}
-		})
+		a.onUI(show)
 	})
 	if !started {
 		cancel()
 	}
+	return cancel
 }
 
 // showHits lists the sessions a search found, best match first, each with
@@ -443,10 +453,17 @@ func (h *historyPanel) onRename() {
 	if !ok {
 		return
 	}
+	h.tab.app.askTitle("Rename session", s.Title, h.tab.setStatus, func(title string) { h.renameSession(s, title) })
+}
+
+// askTitle asks for a new title of a history entry, starting from old,
+// under heading; rename gets it trimmed, never empty. warn says on the
+// tab's status line that a title is too long.
+func (a *App) askTitle(heading, old string, warn func(string, widget.Importance), rename func(string)) {
 	entry := newBoundedEntry(shortLimit, func(p string) {
-		h.tab.setStatus(tooLongWords("A title", len(p), shortLimit), widget.WarningImportance)
+		warn(tooLongWords("A title", len(p), shortLimit), widget.WarningImportance)
 	})
-	entry.SetText(s.Title)
+	entry.SetText(old)
 	entry.Validator = func(t string) error {
 		if strings.TrimSpace(t) == "" {
 			return fmt.Errorf("a title cannot be empty")
@@ -457,18 +474,18 @@ func (h *historyPanel) onRename() {
 	// focus, and the dialog focuses it: without this, Rename stays
 	// enabled for an empty title.
 	entry.AlwaysShowValidationError = true
-	d := dialog.NewForm("Rename session", "Rename", "Cancel",
+	d := dialog.NewForm(heading, "Rename", "Cancel",
 		[]*widget.FormItem{widget.NewFormItem("Title", entry)},
 		func(ok bool) {
 			if ok {
-				h.renameSession(s, strings.TrimSpace(entry.Text))
+				rename(strings.TrimSpace(entry.Text))
 			}
-		}, h.tab.app.window)
+		}, a.window)
 	// Enter renames, as Rename does (and as it, not with an empty title).
 	entry.OnSubmitted = func(string) { d.Submit() }
 	d.Resize(fyne.NewSize(460, d.MinSize().Height))
 	d.Show()
-	h.tab.app.window.Canvas().Focus(entry)
+	a.window.Canvas().Focus(entry)
 }
 
 // renameSession saves a session's new title.
@@ -532,6 +549,8 @@ func (c *captionsTab) openSession(s store.Session) {
 		c.setStatus("Stop the live captions to open another session.", widget.WarningImportance)
 		return
 	}
+	c.opens++
+	open := c.opens
 	c.app.goAsync(func(ctx context.Context) {
 		t, err := c.app.ws.Transcript(ctx, s.ID)
 		hasNotes := false
@@ -540,7 +559,7 @@ func (c *captionsTab) openSession(s store.Session) {
 			hasNotes = nerr == nil
 		}
 		c.app.onUI(func() {
-			if c.live != nil || c.starting {
+			if c.live != nil || c.starting || open != c.opens {
 				return
 			}
 			if err != nil {
