@@ -603,18 +603,7 @@ func (t *analyzeTab) onReopen() {
 	if t.selected < 0 || t.selected >= len(t.past) || t.job != nil {
 		return
 	}
-	s := t.past[t.selected]
-	t.app.goAsync(func(ctx context.Context) {
-		res, err := t.app.ws.Analysis(ctx, s.ID)
-		t.app.onUI(func() {
-			if err != nil {
-				t.showError("open an analysis", err)
-				return
-			}
-			t.showResult(res)
-			t.setStatus("Opened “"+res.Title+"”.", widget.MediumImportance)
-		})
-	})
+	t.openPast(t.past[t.selected])
 }
 
 // onDelete deletes the past analysis selected, once confirmed.

@@ -458,33 +458,15 @@ func (t *historyTab) runSearch(q string, f store.Filter, delay time.Duration) {
 	if t.cancelQ != nil {
 		t.cancelQ()
 	}
-	ctx, cancel := context.WithCancel(t.app.ctx)
-	t.cancelQ = cancel
 	gen := t.gen
-	started := t.app.goAsync(func(context.Context) {
-		defer cancel()
-		if delay > 0 {
-			timer := time.NewTimer(delay)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				timer.Stop()
-				return
-			}
-		}
+	t.cancelQ = t.app.debounced(delay, func(ctx context.Context) func() {
 		hits, err := t.app.ws.SearchHistory(ctx, q, historySearchHits, f)
-		if ctx.Err() != nil {
-			return // a newer search, or a new filter, replaced this one
-		}
-		t.app.onUI(func() {
+		return func() {
 			if gen == t.gen {
 				t.showHits(q, hits, err)
 			}
-		})
+		}
 	})
-	if !started {
-		cancel()
-	}
 }
 
 // showHits lists the sessions a search found, best first, each with its

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
@@ -135,28 +134,7 @@ func (t *historyTab) onRename() {
 	if !ok {
 		return
 	}
-	entry := newBoundedEntry(shortLimit, func(p string) {
-		t.setStatus(tooLongWords("A title", len(p), shortLimit), widget.WarningImportance)
-	})
-	entry.SetText(r.s.Title)
-	entry.Validator = func(s string) error {
-		if strings.TrimSpace(s) == "" {
-			return fmt.Errorf("a title cannot be empty")
-		}
-		return nil
-	}
-	entry.AlwaysShowValidationError = true
-	d := dialog.NewForm("Rename", "Rename", "Cancel",
-		[]*widget.FormItem{widget.NewFormItem("Title", entry)},
-		func(ok bool) {
-			if ok {
-				t.renameEntry(r.s, strings.TrimSpace(entry.Text))
-			}
-		}, t.app.window)
-	entry.OnSubmitted = func(string) { d.Submit() }
-	d.Resize(fyne.NewSize(460, d.MinSize().Height))
-	d.Show()
-	t.app.window.Canvas().Focus(entry)
+	t.app.askTitle("Rename", r.s.Title, t.setStatus, func(title string) { t.renameEntry(r.s, title) })
 }
 
 // renameEntry saves a session's new title and shows it in its row.

@@ -304,26 +304,7 @@ func sessionChoice(s store.Session) string {
 	if r := []rune(title); len(r) > 30 {
 		title = string(r[:29]) + "…"
 	}
-	return fmt.Sprintf("#%d %s: %s", s.ID, inspectorKind(s.Kind), title)
-}
-
-// inspectorKind is a kind of session for people.
-func inspectorKind(kind string) string {
-	switch kind {
-	case store.KindCaptions:
-		return "Captions"
-	case store.KindFile:
-		return "File"
-	case store.KindConversation:
-		return "Conversation"
-	case store.KindSynthesis:
-		return "Synthesis"
-	case store.KindAgent:
-		return "Agent"
-	case store.KindAnalysis:
-		return "Analysis"
-	}
-	return kind
+	return fmt.Sprintf("#%d %s: %s", s.ID, kindName(s.Kind), title)
 }
 
 // onPick shows the live events or a past session's.

@@ -14,10 +14,7 @@ import (
 )
 
 // modelColumns are the columns of the models table and their widths.
-var modelColumns = []struct {
-	title string
-	width float32
-}{
+var modelColumns = []tableColumn{
 	{"Name", 210},
 	{"Kind", 140},
 	{"Engine", 320},
@@ -43,6 +40,39 @@ func modelCell(m ModelInfo, col int) string {
 		return yesNo(m.Streaming)
 	}
 	return ""
+}
+
+// tableColumn is a column of a table of text: its heading and width.
+type tableColumn struct {
+	title string
+	width float32
+}
+
+// newTextTable is a table of labels under bold headings: rows counts its
+// rows, fill sets the label of a row and column.
+func newTextTable(cols []tableColumn, rows func() int, fill func(row, col int, l *widget.Label)) *widget.Table {
+	t := widget.NewTableWithHeaders(
+		func() (int, int) { return rows(), len(cols) },
+		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			if id.Row < rows() {
+				fill(id.Row, id.Col, o.(*widget.Label))
+			}
+		},
+	)
+	t.ShowHeaderColumn = false
+	t.CreateHeader = func() fyne.CanvasObject {
+		return widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	t.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 && id.Col < len(cols) {
+			o.(*widget.Label).SetText(cols[id.Col].title)
+		}
+	}
+	for i, c := range cols {
+		t.SetColumnWidth(i, c.width)
+	}
+	return t
 }
 
 func yesNo(b bool) string {
@@ -98,31 +128,10 @@ func (s *serviceTab) buildUI() fyne.CanvasObject {
 	s.models = widget.NewLabelWithStyle("Models", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.models.SizeName = theme.SizeNameSubHeadingText
 
-	s.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(s.rows), len(modelColumns) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(id widget.TableCellID, o fyne.CanvasObject) {
-			if id.Row < len(s.rows) {
-				o.(*widget.Label).SetText(modelCell(s.rows[id.Row], id.Col))
-			}
-		},
-	)
-	s.table.ShowHeaderColumn = false
-	s.table.CreateHeader = func() fyne.CanvasObject {
-		return widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	}
-	s.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		if id.Col >= 0 && id.Col < len(modelColumns) {
-			o.(*widget.Label).SetText(modelColumns[id.Col].title)
-		}
-	}
-	for i, c := range modelColumns {
-		s.table.SetColumnWidth(i, c.width)
-	}
+	s.table = newTextTable(modelColumns, func() int { return len(s.rows) }, func(row, col int, l *widget.Label) {
+		l.Truncation = fyne.TextTruncateEllipsis
+		l.SetText(modelCell(s.rows[row], col))
+	})
 	s.empty = widget.NewLabel("The service lists no models.")
 	s.empty.Alignment = fyne.TextAlignCenter
 	s.empty.Hide()

@@ -24,10 +24,7 @@ var usagePeriods = []string{"Last 7 days", "Last 30 days", "Last 90 days"}
 var usagePeriodDays = []int{7, 30, 90}
 
 // usageColumns are the columns of the usage table.
-var usageColumns = []struct {
-	title string
-	width float32
-}{
+var usageColumns = []tableColumn{
 	{"Day", 110}, {"Requests", 90}, {"Audio (h)", 100}, {"Agent (h)", 100}, {"Characters", 110},
 }
 
@@ -67,29 +64,10 @@ func (u *usagePanel) buildUI() fyne.CanvasObject {
 	u.status.Wrapping = fyne.TextWrapWord
 	u.status.Importance = widget.LowImportance
 
-	u.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(u.rows), len(usageColumns) },
-		func() fyne.CanvasObject { return widget.NewLabel("") },
-		func(id widget.TableCellID, o fyne.CanvasObject) {
-			if id.Row < len(u.rows) {
-				l := o.(*widget.Label)
-				l.TextStyle.Bold = id.Row == len(u.rows)-1
-				l.SetText(usageCell(u.rows[id.Row], id.Col))
-			}
-		},
-	)
-	u.table.ShowHeaderColumn = false
-	u.table.CreateHeader = func() fyne.CanvasObject {
-		return widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	}
-	u.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		if id.Col >= 0 && id.Col < len(usageColumns) {
-			o.(*widget.Label).SetText(usageColumns[id.Col].title)
-		}
-	}
-	for i, c := range usageColumns {
-		u.table.SetColumnWidth(i, c.width)
-	}
+	u.table = newTextTable(usageColumns, func() int { return len(u.rows) }, func(row, col int, l *widget.Label) {
+		l.TextStyle.Bold = row == len(u.rows)-1
+		l.SetText(usageCell(u.rows[row], col))
+	})
 	facts := container.New(layout.NewFormLayout(),
 		widget.NewLabelWithStyle("Project", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}), u.project,
 		widget.NewLabelWithStyle("Balance", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}), u.balance,
