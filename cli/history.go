@@ -72,10 +72,7 @@ func history(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return errUsage
 	}
-	usageErr := func(format string, a ...any) error {
-		fmt.Fprintf(env.Stderr, "earshot history: "+format+"\n\nRun 'earshot history -h' for help.\n", a...)
-		return errUsage
-	}
+	usageErr := usageError(env, "history")
 	verb := ""
 	if len(pos) > 0 {
 		verb = pos[0]

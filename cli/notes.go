@@ -47,10 +47,7 @@ Flags:
 	if err != nil {
 		return errUsage
 	}
-	usageErr := func(format string, a ...any) error {
-		fmt.Fprintf(env.Stderr, "earshot notes: "+format+"\n\nRun 'earshot notes -h' for help.\n", a...)
-		return errUsage
-	}
+	usageErr := usageError(env, "notes")
 	var id int64
 	switch {
 	case list && (len(pos) > 0 || redo || output != ""):

@@ -45,10 +45,7 @@ Flags:
 	if err != nil {
 		return errUsage
 	}
-	usageErr := func(format string, a ...any) error {
-		fmt.Fprintf(env.Stderr, "earshot read: "+format+"\n\nRun 'earshot read -h' for help.\n", a...)
-		return errUsage
-	}
+	usageErr := usageError(env, "read")
 	switch {
 	case len(docs) == 0:
 		return usageErr("which document? give a file, a URL, or - for standard input")

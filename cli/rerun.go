@@ -48,10 +48,7 @@ Flags:
 	if err != nil {
 		return errUsage
 	}
-	usageErr := func(format string, a ...any) error {
-		fmt.Fprintf(env.Stderr, "earshot rerun: "+format+"\n\nRun 'earshot rerun -h' for help.\n", a...)
-		return errUsage
-	}
+	usageErr := usageError(env, "rerun")
 	if len(pos) != 1 {
 		return usageErr("give the ID of one history entry ('earshot history' lists them)")
 	}

@@ -81,6 +81,15 @@ Flags:
 	return fs, f
 }
 
+// usageError returns the function a command reports a mistake in its
+// arguments with: the mistake, and where its help is, then errUsage.
+func usageError(env Env, cmd string) func(format string, a ...any) error {
+	return func(format string, a ...any) error {
+		fmt.Fprintf(env.Stderr, "earshot "+cmd+": "+format+"\n\nRun 'earshot "+cmd+" -h' for help.\n", a...)
+		return errUsage
+	}
+}
+
 // parseInterleaved parses args with fs, allowing flags after the
 // positional arguments (earshot transcribe talk.wav --format srt), and
 // returns those. Everything after "--" is positional.
