@@ -297,27 +297,9 @@ func decodeKept(ctx context.Context, a store.Audio) ([]int16, error) {
 // settings, in the background; ctx bounds the playing. It needs no
 // service: kept audio plays offline.
 func (w *Workspace) PlayAudio(ctx context.Context, pcm []int16, rate int) (*Playing, error) {
-	if w.cfg.Speakers == nil {
-		return nil, errors.New("this build cannot play audio")
-	}
-	if len(pcm) == 0 || rate <= 0 {
-		return nil, errors.New("there is no audio to play")
-	}
 	s, err := w.Settings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	pl := &Playing{lifecycle: newLifecycle("play", nil), total: audio.FramesDuration(int64(len(pcm)), rate)}
-	err = pl.start(ctx, func(ctx context.Context) (runFunc, error) {
-		p, err := w.cfg.Speakers.Open(ctx, s.OutputDevice, rate)
-		if err != nil {
-			return nil, &SpeakerError{Err: err}
-		}
-		pl.player = p
-		return func(ctx context.Context) error { return pl.play(ctx, pcm) }, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return pl, nil
+	return playOn(ctx, w.cfg.Speakers, s.OutputDevice, pcm, rate)
 }

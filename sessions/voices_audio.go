@@ -118,15 +118,21 @@ type Playing struct {
 // Play plays pcm (16-bit mono at rate) on the configured speaker, in the
 // background. ctx bounds the playing.
 func (v *Voices) Play(ctx context.Context, pcm []int16, rate int) (*Playing, error) {
-	if v.cfg.Speakers == nil {
+	return playOn(ctx, v.cfg.Speakers, v.cfg.OutputDevice, pcm, rate)
+}
+
+// playOn plays 16-bit mono pcm at rate on the speaker device of
+// speakers, in the background; ctx bounds the playing.
+func playOn(ctx context.Context, speakers Speakers, device string, pcm []int16, rate int) (*Playing, error) {
+	if speakers == nil {
 		return nil, errors.New("this build cannot play audio")
 	}
-	if len(pcm) == 0 {
+	if len(pcm) == 0 || rate <= 0 {
 		return nil, errors.New("there is no audio to play")
 	}
 	pl := &Playing{lifecycle: newLifecycle("play", nil), total: audio.FramesDuration(int64(len(pcm)), rate)}
 	err := pl.start(ctx, func(ctx context.Context) (runFunc, error) {
-		p, err := v.cfg.Speakers.Open(ctx, v.cfg.OutputDevice, rate)
+		p, err := speakers.Open(ctx, device, rate)
 		if err != nil {
 			return nil, &SpeakerError{Err: err}
 		}
