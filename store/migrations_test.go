@@ -101,6 +101,13 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if hits, _ := d.Search(ctx, "budg", 10); len(hits) != 3 {
 		t.Errorf("the start of a word: %d hits, want the old segment, the old transcript and the new segment", len(hits))
 	}
+	// The kind is a column of the index: searched by kind, never by words.
+	if hits, _ := d.Search(ctx, "budg", 10, KindFile); len(hits) != 1 || hits[0].SessionID != 8 {
+		t.Errorf("the start of a word in files: %+v, want the old transcript", hits)
+	}
+	if hits, _ := d.Search(ctx, "captions ", 10); len(hits) != 0 {
+		t.Errorf("the name of a kind matched as a word: %+v", hits)
+	}
 	if err := d.DeleteSession(ctx, 8); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -56,6 +57,14 @@ func (d *DB) Search(ctx context.Context, query string, limit int, kinds ...strin
 		limit = DefaultHits
 	}
 	limit = min(limit, MaxHits)
+	if len(kinds) > 0 {
+		// A kind is a word (Session.validate); anything else is the kind
+		// of no session.
+		kinds = slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return !isWord(k) })
+		if len(kinds) == 0 {
+			return nil, nil
+		}
+	}
 	rows, err := d.searchRows(ctx, match, limit, kinds)
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)

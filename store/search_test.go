@@ -202,5 +202,14 @@ func FuzzSearch(f *testing.F) {
 		if matchQuery(q) == "" && len(hits) != 3 {
 			t.Fatalf("Search(budget %q) = %d hits; the extra words hold nothing to search, want 3", q, len(hits))
 		}
+		// Any kind is a kind to filter by, never syntax: one that is not a
+		// kind of the history finds nothing.
+		hits, err = d.Search(t.Context(), "budget ", 5, q)
+		if err != nil {
+			t.Fatalf("Search(budget) in kind %q: %v", q, err)
+		}
+		if q != KindCaptions && q != KindFile && len(hits) != 0 {
+			t.Fatalf("Search(budget) in kind %q found %+v", q, hits)
+		}
 	})
 }
