@@ -42,6 +42,7 @@ func run(ctx context.Context, args []string) int {
 			Getenv:        os.Getenv,
 			NewEngine:     newEngine,
 			OpenWorkspace: openWorkspace,
+			Build:         buildInfo(),
 		}
 		return cli.Run(ctx, env, args)
 	}

@@ -38,6 +38,8 @@ type Env struct {
 	// and interim lines; nil checks whether w is an *os.File on a
 	// terminal.
 	IsTerminal func(w io.Writer) bool
+	// Build is what version reports.
+	Build BuildInfo
 }
 
 // Workspace is the app's workspace as a sub-command gets it from main.
@@ -79,6 +81,7 @@ var commands = map[string]command{
 	"serve":      {summary: "run the local engine as a headless server", run: runServe},
 	"speak":      {summary: speakSummary, run: plainErrors(speak)},
 	"transcribe": {summary: transcribeSummary, run: plainErrors(transcribe)},
+	"version":    {summary: versionSummary, run: version},
 }
 
 // workspace opens the app's workspace for a command that would verb.
@@ -115,6 +118,9 @@ func Run(ctx context.Context, env Env, args []string) int {
 		usage(env.Stdout)
 		return 0
 	}
+	if args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(env.Stderr, "earshot: unknown command %q\n\n", args[0])
@@ -137,7 +143,7 @@ func Run(ctx context.Context, env Env, args []string) int {
 // otherwise).
 func IsCommand(name string) bool {
 	_, ok := commands[name]
-	return ok || name == "help" || name == "-h" || name == "--help"
+	return ok || name == "help" || name == "-h" || name == "--help" || name == "--version"
 }
 
 func usage(w io.Writer) {

@@ -212,3 +212,8 @@ func Lookup(name string) (Voice, bool) {
 	}
 	return catalogue[i], true
 }
+
+// Engines names the synthesis engines voices are made with, for people.
+func Engines() []string {
+	return []string{strings.TrimSpace(fliteEngine) + " (English voices)", strings.TrimSpace(espeakEng) + " (other languages)"}
+}
