@@ -148,12 +148,13 @@ func (s *socket) writeLoop() {
 			if f.binary {
 				typ = websocket.MessageBinary
 			}
+			// Observed before it is written: once written, the answer it
+			// brings may be read (and observed) before Write returns.
+			// A write that fails is followed by its error event.
+			s.wire.frame(WireSent, f.binary, f.data)
 			wctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
 			err := s.conn.Write(wctx, typ, f.data)
 			cancel()
-			if err == nil {
-				s.wire.frame(WireSent, f.binary, f.data)
-			}
 			if f.done != nil {
 				f.done <- err
 			}
