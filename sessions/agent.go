@@ -383,7 +383,7 @@ func (a *AgentSession) send(ctx context.Context, m api.AgentMessage) {
 // gated reports whether the microphone's audio must not go now: muted,
 // push-to-talk released, or the agent's voice playing in half-duplex (or
 // while the echo canceller warms up).
-func (a *AgentSession) gated(playingUntil time.Time, now time.Time, warm bool) bool {
+func (a *AgentSession) gated(playingUntil, now time.Duration, warm bool) bool {
 	a.mu.Lock()
 	muted, talking := a.muted, a.talking
 	a.mu.Unlock()
@@ -393,7 +393,7 @@ func (a *AgentSession) gated(playingUntil time.Time, now time.Time, warm bool) b
 	case a.cfg.Mode == ListenPushToTalk:
 		return !talking
 	case a.cfg.Mode == ListenHalfDuplex, a.cfg.Mode == ListenEchoCancel && !warm:
-		return now.Before(playingUntil)
+		return now < playingUntil
 	}
 	return false
 }
@@ -403,10 +403,15 @@ func (a *AgentSession) gated(playingUntil time.Time, now time.Time, warm bool) b
 type micFrame struct {
 	pcm      []int16
 	playhead time.Duration
-	// at and queued are when it was recorded and what the speaker had
-	// still to play then: whether the agent was audible in it does not
-	// depend on how late the loop takes it.
+	// at is when it was read (the person's turn is timed from it); t is
+	// when it was recorded on the microphone's own clock: the end of the
+	// frame, counted in samples since the first. queued is what the
+	// speaker had still to play then. Whether the agent was audible in a
+	// frame is decided on t and queued, so it depends neither on how late
+	// the loop takes the frame nor on a slow machine delivering the
+	// microphone's frames late and then at once.
 	at     time.Time
+	t      time.Duration
 	queued time.Duration
 }
 
@@ -468,6 +473,7 @@ func (a *AgentSession) run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var recorded time.Duration
 			for {
 				pcm, err := src.Read(ctx)
 				if err != nil {
@@ -477,7 +483,8 @@ func (a *AgentSession) run(ctx context.Context) error {
 				// The source reuses its buffer: the loop gets a copy,
 				// with where the speaker's playhead was as it was
 				// recorded (the echo canceller's alignment).
-				f := micFrame{pcm: append([]int16(nil), pcm...), at: a.clock.Now()}
+				recorded += audio.FramesDuration(int64(len(pcm)/max(1, src.Format().Channels)), src.Format().SampleRate)
+				f := micFrame{pcm: append([]int16(nil), pcm...), at: a.clock.Now(), t: recorded}
 				if player != nil {
 					f.playhead, f.queued = player.Played(), player.Queued()
 				}
@@ -515,17 +522,18 @@ func (a *AgentSession) run(ctx context.Context) error {
 	sound := a.sound
 	var turn *turnTiming // the person's turn waiting for the agent's voice
 	var fin, fout []float32
-	var talkUntil time.Time
-	var recent []float64 // the microphone's RMS, last frames
+	var talkUntil time.Duration // the microphone's clock
+	var recent []float64        // the microphone's RMS, last frames
 	talkFrames := 0
 	var preRoll [][]int16 // cleaned frames held while double talk is decided
 	floor := 30.0         // the room's noise (RMS), measured while the agent is silent
 	var (
 		seq          int
-		playingUntil time.Time // half-duplex: when the agent's voice has played out
-		speaking     bool      // the agent's reply is playing or arriving
-		bargedIn     bool      // the person spoke over the reply: its rest is dropped
-		replyDone    bool      // the agent sent the last of its reply (AgentAudioDone)
+		playingUntil time.Duration // on the microphone's clock: when the agent's voice has played out
+		micT         time.Duration // the microphone's clock: the last frame's
+		speaking     bool          // the agent's reply is playing or arriving
+		bargedIn     bool          // the person spoke over the reply: its rest is dropped
+		replyDone    bool          // the agent sent the last of its reply (AgentAudioDone)
 		runErr       error
 	)
 	// save keeps a line of the conversation: what a role said (the
@@ -573,10 +581,11 @@ loop:
 			keep.Reset(a.cfg.KeepAlive)
 		case mf := <-mic:
 			pcm := mf.pcm
+			now := mf.t
+			micT = now
 			if !a.conn.Applied() {
 				continue // audio before SettingsApplied is ignored by the agent
 			}
-			now := mf.at
 			if p := a.cfg.Player; p != nil && a.cfg.Mode != ListenOpen && speaking {
 				// The agent speaks until its last audio has played: a
 				// player that runs dry mid-reply does not open the
@@ -585,9 +594,7 @@ loop:
 				if replyDone && q == 0 {
 					speaking = false
 				}
-				if until := now.Add(q + halfDuplexTail); until.After(playingUntil) {
-					playingUntil = until
-				}
+				playingUntil = max(playingUntil, now+q+halfDuplexTail)
 			}
 			out := pcm
 			if echo != nil {
@@ -604,7 +611,7 @@ loop:
 				// canceller learns from the echo it hears.
 				warm = refHeard-a.cfg.Player.Queued() >= echoWarmUp
 			}
-			if echo != nil && warm && now.Before(playingUntil) {
+			if echo != nil && warm && now < playingUntil {
 				// Double talk: while the agent plays, what the canceller
 				// leaves goes only when it is the person's voice, which
 				// the canceller does not reduce, not the residue of the
@@ -617,12 +624,12 @@ loop:
 				// while it was being decided goes first (preRoll).
 				if o := rms(out); o > doubleTalkRatio*slices.Max(recent) && o > doubleTalkOverFloor*floor {
 					if talkFrames++; talkFrames >= doubleTalkFrames {
-						talkUntil = now.Add(doubleTalkHold)
+						talkUntil = now + doubleTalkHold
 					}
 				} else {
 					talkFrames = 0
 				}
-				if now.After(talkUntil) {
+				if now > talkUntil {
 					preRoll = append(preRoll, append([]int16(nil), out...))
 					if len(preRoll) > doubleTalkFrames+2 {
 						preRoll = preRoll[1:]
@@ -630,7 +637,7 @@ loop:
 					continue
 				}
 			}
-			if !speaking && !now.Before(playingUntil) {
+			if !speaking && now >= playingUntil {
 				// The quietest of the room, rising slowly, falling at once.
 				if r := rms(pcm); r < floor {
 					floor = max(r, 1)
@@ -657,7 +664,7 @@ loop:
 				break loop
 			}
 			if rms(out) > max(doubleTalkOverFloor*floor, minVoiceRMS) {
-				a.spokeAt, a.typed = now, false // the person's voice went, as far as the client can tell
+				a.spokeAt, a.typed = mf.at, false // the person's voice went, as far as the client can tell
 			}
 			keep.Reset(a.cfg.KeepAlive)
 		case r := <-msgs:
@@ -699,9 +706,8 @@ loop:
 						refHeard += audio.FramesDuration(int64(len(pcm)), agentOutputRate)
 					}
 					err := p.Write(ctx, pcm)
-					if until := a.clock.Now().Add(p.Queued() + halfDuplexTail); until.After(playingUntil) {
-						playingUntil = until // the gate holds until this has played
-					}
+					// The gate holds until this has played.
+					playingUntil = max(playingUntil, micT+p.Queued()+halfDuplexTail)
 					if err != nil && !errors.Is(err, device.ErrInterrupted) { // interrupted: a barge-in stopped it
 						a.emit(&NoSpeakerEvent{Err: &SpeakerError{Err: err}})
 						a.setPlayer(nil)
@@ -727,7 +733,7 @@ loop:
 					sound.cut(a.clock.Now().Sub(start))
 				}
 				bargedIn = speaking
-				speaking, playingUntil = false, time.Time{}
+				speaking, playingUntil = false, 0
 				a.emit(ev)
 			case *api.ConversationText:
 				a.emit(&AgentTextEvent{Role: m.Role, Content: m.Content, At: r.at})
