@@ -47,9 +47,10 @@ Talks with the voice agent of the service chosen in the app's Settings
 (the local engine when no key is set): it listens to the microphone,
 answers aloud and prints both sides, until Ctrl+C. Speaking while it
 talks interrupts it; it does not hear itself through the speakers (echo
-cancellation, or --half-duplex to mute the microphone while it talks). With --text it reads one message per line from
-standard input and prints each reply as "agent: ...", for scripts. The
-conversation is saved to the app's history.
+cancellation, or --half-duplex to mute the microphone while it talks).
+With --text it reads one message per line from standard input and
+prints each reply as "agent: ...", for scripts. The conversation is
+saved to the app's history.
 
 Flags:
 `)

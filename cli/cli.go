@@ -114,6 +114,14 @@ var errUsage = errors.New("usage")
 // Run runs the sub-command named by args[0] and returns the process exit
 // status: 0 on success, 2 for a usage mistake, 1 for any other failure.
 func Run(ctx context.Context, env Env, args []string) int {
+	if len(args) == 2 && args[0] == "help" && args[1] == "--man" {
+		// The manual page, for packagers (scripts/package).
+		if err := manPage(ctx, env, env.Stdout); err != nil {
+			fmt.Fprintf(env.Stderr, "earshot help: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(env.Stdout)
 		return 0
