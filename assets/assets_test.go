@@ -54,7 +54,7 @@ func TestIconPNGReturnsCopy(t *testing.T) {
 // TestRenderedSizes checks that every size the packagers and the desktop
 // entry use was rendered, at the size its name says.
 func TestRenderedSizes(t *testing.T) {
-	for _, size := range []int{512, 256, 128, 64, 48, 32} {
+	for _, size := range []int{512, 256, 128, 96, 64, 48, 32, 24, 22, 16} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			f, err := os.Open(filepath.Join("icon", fmt.Sprintf("earshot-%d.png", size)))
 			if err != nil {

@@ -19,7 +19,7 @@ done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 rsvg-convert --width 512 --height 512 earshot.svg --output "$tmp/master.png"
-sizes=(512 256 128 64 48 32)
+sizes=(512 256 128 96 64 48 32 24 22 16)
 for size in "${sizes[@]}"; do
   "$magick" "$tmp/master.png" -filter Lanczos -resize "${size}x${size}" -strip \
     -define png:exclude-chunks=date,time PNG32:"earshot-${size}.png"
