@@ -12,15 +12,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2/app"
 
-	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/cli"
-	"github.com/earshot-app/earshot/engine"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 	"github.com/earshot-app/earshot/ui"
@@ -51,18 +48,6 @@ func run(ctx context.Context, args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// newEngine builds the local engine for `earshot serve`.
-func newEngine(c cli.ServeConfig) (cli.Server, error) {
-	return engine.New(engine.Config{
-		Key:            c.Key,
-		Region:         c.Region,
-		MaxConnections: c.MaxConnections,
-		LoopbackOnly:   c.LoopbackOnly,
-		Logger:         c.Logger,
-		LLM:            engine.LLMEndpoint{URL: c.LLM},
-	})
 }
 
 // quitGrace is how long the window has to close once the app is asked
@@ -133,7 +118,8 @@ func newLogger() *slog.Logger {
 // appData is what the app and `earshot transcribe` share: the history in
 // EARSHOT_DATA_DIR when it is set, else where store.DefaultPath says; the
 // key in the keyring or DEEPGRAM_API_KEY; the local engine, started on a
-// loopback port the first time it is needed.
+// loopback port the first time it is needed, in the builds that hold it
+// (main_engine.go).
 type appData struct {
 	cfg   sessions.WorkspaceConfig
 	db    *store.DB
@@ -152,21 +138,16 @@ func openAppData(ctx context.Context, log *slog.Logger) (*appData, error) {
 	if err != nil {
 		return nil, err
 	}
-	local := &localEngine{cfg: engine.Config{Logger: log}}
-	return &appData{
-		cfg: sessions.WorkspaceConfig{
-			History:     db,
-			Keys:        sessions.NewKeys(store.NewFallback(store.Keyring{}), os.Getenv),
-			Local:       local.start,
-			LocalLLM:    local.setLLM,
-			Recognizer:  local,
-			Microphones: sessions.DeviceMicrophones{},
-			Speakers:    sessions.DeviceSpeakers{},
-			Logger:      log,
-		},
-		db:    db,
-		local: local,
-	}, nil
+	cfg := sessions.WorkspaceConfig{
+		History:     db,
+		Keys:        sessions.NewKeys(store.NewFallback(store.Keyring{}), os.Getenv),
+		Microphones: sessions.DeviceMicrophones{},
+		Speakers:    sessions.DeviceSpeakers{},
+		Logger:      log,
+	}
+	local := newLocalEngine(log)
+	local.wire(&cfg)
+	return &appData{cfg: cfg, db: db, local: local}, nil
 }
 
 // close stops the local engine if it was started, then closes the
@@ -189,65 +170,4 @@ func openWorkspace(ctx context.Context) (*cli.Workspace, error) {
 	}
 	closeAll := func() error { return errors.Join(ws.Close(), data.close()) }
 	return &cli.Workspace{Workspace: ws, History: data.db, Close: closeAll}, nil
-}
-
-// localEngine starts the built-in engine the first time it is asked for,
-// and closes it at exit. It is safe for concurrent use.
-type localEngine struct {
-	mu   sync.Mutex // guards cfg.LLM
-	cfg  engine.Config
-	once sync.Once
-	l    *engine.Local
-	err  error
-}
-
-// start implements sessions.LocalEngine.
-func (e *localEngine) start() (api.Endpoint, api.Secret, error) {
-	e.once.Do(func() {
-		e.mu.Lock()
-		cfg := e.cfg
-		e.mu.Unlock()
-		e.l, e.err = engine.StartLocal(cfg)
-	})
-	if e.err != nil {
-		return api.Endpoint{}, "", e.err
-	}
-	return e.l.Endpoint(), e.l.Key, nil
-}
-
-// setLLM names the language model server of the engine's voice agent,
-// now if it runs, else when it starts.
-func (e *localEngine) setLLM(url string) {
-	e.mu.Lock()
-	e.cfg.LLM = engine.LLMEndpoint{URL: url}
-	e.mu.Unlock()
-	if _, _, err := e.start(); err == nil {
-		e.l.Engine.SetLLM(engine.LLMEndpoint{URL: url})
-	}
-}
-
-// RecognizerReady implements sessions.Recognizer: false until the engine
-// has started and loaded its recogniser.
-func (e *localEngine) RecognizerReady() bool {
-	if _, _, err := e.start(); err != nil {
-		return false
-	}
-	return e.l.RecognizerReady()
-}
-
-// WarmRecognizer implements sessions.Recognizer: it starts the engine if
-// needed and loads its recogniser.
-func (e *localEngine) WarmRecognizer(ctx context.Context) error {
-	if _, _, err := e.start(); err != nil {
-		return err
-	}
-	return e.l.WarmRecognizer(ctx)
-}
-
-// close stops the engine if it was started; it is not started after.
-func (e *localEngine) close() {
-	e.once.Do(func() { e.err = fmt.Errorf("the app is closing") })
-	if e.l != nil {
-		e.l.Close()
-	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/earshot-app/earshot/cli"
-	"github.com/earshot-app/earshot/engine"
 )
 
 // fyneApp is the app's metadata, which the fyne tool packages with: its
@@ -19,7 +18,7 @@ var fyneApp string
 
 // buildInfo is what `earshot version` says of this binary.
 func buildInfo() cli.BuildInfo {
-	b := cli.BuildInfo{GoVersion: runtime.Version(), Engines: engine.Components()}
+	b := cli.BuildInfo{GoVersion: runtime.Version(), Engines: engineComponents()}
 	b.Version, b.Build = appVersion(fyneApp)
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		var rev, modified string

@@ -1,3 +1,5 @@
+//go:build !noengine
+
 package audio
 
 // #cgo LDFLAGS: -lmp3lame

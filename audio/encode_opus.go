@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-
-	"gopkg.in/hraban/opus.v2"
 )
 
 // Ogg Opus output (RFC 7845): libopus through gopkg.in/hraban/opus.v2
-// encodes 20 ms packets, and the muxer below frames them in Ogg pages.
+// (libopus.go) encodes 20 ms packets, and the muxer below frames them in Ogg pages.
 // Encode's opus output is mono at 48 kHz; OggOpusWriter takes the rates
 // libopus encodes directly and one or two channels (a meeting's sides).
 
@@ -32,13 +30,19 @@ const (
 	opusVendor = "earshot (libopus)"
 )
 
+// opusEncoder encodes one frame of interleaved samples into a packet;
+// newOpusEncoder makes one with libopus, in the builds that have it.
+type opusEncoder interface {
+	Encode(pcm []int16, packet []byte) (int, error)
+}
+
 // oggOpusEncoder streams Ogg Opus: the two header pages at once, then
 // pages of packets (at the end of every write when pagePerWrite, else
 // when a page is full), and the final page, with the end-of-stream flag
 // and the exact length in its granule position, at finish.
 type oggOpusEncoder struct {
 	w            io.Writer
-	enc          *opus.Encoder
+	enc          opusEncoder
 	channels     int
 	frame        int   // samples (every channel) of one 20 ms packet
 	scale        int64 // 48 kHz granules per input frame
@@ -74,12 +78,9 @@ func newOggOpus(w io.Writer, rate, channels, bitRate, headRate int, pagePerWrite
 	default:
 		return nil, fmt.Errorf("ogg opus: %d Hz; libopus takes 8, 12, 16, 24 or 48 kHz", rate)
 	}
-	enc, err := opus.NewEncoder(rate, channels, opus.AppAudio)
+	enc, err := newOpusEncoder(rate, channels, bitRate)
 	if err != nil {
-		return nil, fmt.Errorf("libopus: %w", err)
-	}
-	if err := enc.SetBitrate(bitRate); err != nil {
-		return nil, fmt.Errorf("libopus: set bit rate %d: %w", bitRate, err)
+		return nil, err
 	}
 	o := &oggOpusEncoder{
 		w:            w,

@@ -3,8 +3,6 @@ package audio
 import (
 	"encoding/binary"
 	"math"
-
-	"gopkg.in/hraban/opus.v2"
 )
 
 // opusRate is the rate Opus streams are decoded at: Opus always runs at 48
@@ -14,12 +12,18 @@ const opusRate = 48000
 // opusMaxFrames is the longest packet Opus allows: 120 ms at 48 kHz.
 const opusMaxFrames = 5760
 
+// opusDecoder decodes one Opus packet into interleaved float32 samples;
+// newOpusDecoder makes one with libopus, in the builds that have it.
+type opusDecoder interface {
+	DecodeFloat32(packet []byte, pcm []float32) (int, error)
+}
+
 // opusPackets decodes Ogg Opus (RFC 7845) packets with libopus through
-// gopkg.in/hraban/opus.v2. Mono and stereo streams (channel mapping family 0,
+// gopkg.in/hraban/opus.v2 (libopus.go). Mono and stereo streams (channel mapping family 0,
 // or family 1 with one stream) are supported; surround streams need the
 // multistream decoder, which that binding does not offer.
 type opusPackets struct {
-	dec      *opus.Decoder
+	dec      opusDecoder
 	channels int
 	preSkip  int
 	gain     float32 // linear output gain from the header, 1 when none
@@ -54,7 +58,7 @@ func (o *opusPackets) readHeader(i int, p []byte) error {
 	default:
 		return undecodable("Opus with %d channels (mapping family %d) is not supported, only mono and stereo", ch, family)
 	}
-	dec, err := opus.NewDecoder(opusRate, ch)
+	dec, err := newOpusDecoder(opusRate, ch)
 	if err != nil {
 		return codecError("Opus", err)
 	}

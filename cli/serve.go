@@ -89,7 +89,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
 	if env.NewEngine == nil {
-		return errors.New("no engine is built into this binary")
+		return errors.New("this build of Earshot has no local engine to serve (it is left out of the Windows build)")
 	}
 
 	type listener struct {

@@ -49,6 +49,11 @@ func (k KeySource) String() string {
 // ErrNoKey is returned when the hosted service is chosen without a key.
 var ErrNoKey = errors.New("no API key is set: add one in Settings, or set " + EnvAPIKey)
 
+// ErrNoLocalEngine is returned when the local engine is chosen, or no key
+// is set, in a build without the engine (the Windows build): there it
+// needs a key for the hosted service, or a custom server.
+var ErrNoLocalEngine = errors.New("this build of Earshot has no local engine: add an API key for the hosted service in Settings, or set " + EnvAPIKey)
+
 // Keys finds and keeps the API key: the environment variable first, then
 // the keyring; without a Secret Service the key is kept in memory for the
 // session, and the caller is told. The key never goes anywhere else. Keys
@@ -216,7 +221,7 @@ func connect(s store.Settings, key api.Secret, local LocalEngine, log *slog.Logg
 	switch kind {
 	case BackendLocal:
 		if local == nil {
-			return nil, errors.New("this build has no local engine")
+			return nil, ErrNoLocalEngine
 		}
 		ep, k, err := local()
 		if err != nil {

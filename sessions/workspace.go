@@ -374,7 +374,7 @@ func (w *Workspace) openCapture(ctx context.Context, s store.Settings, req Capti
 			mic.Close()
 			return nil, "", nil, err
 		}
-		pair, err := audio.NewPair(mic, sys, audio.PairConfig{EchoCancel: true})
+		pair, err := audio.NewPair(mic, sys, audio.PairConfig{EchoCancel: audio.EchoCancellation})
 		if err != nil {
 			mic.Close()
 			sys.Close()

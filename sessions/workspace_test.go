@@ -196,6 +196,45 @@ func TestWorkspaceBackendChoice(t *testing.T) {
 	}
 }
 
+// TestWorkspaceWithoutLocalEngine: in a build without the local engine
+// (the Windows build), no key, or the local engine chosen, is refused
+// with ErrNoLocalEngine before anything is started, and a key still
+// reaches the hosted service.
+func TestWorkspaceWithoutLocalEngine(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 10*time.Second)
+	for _, tc := range []struct {
+		name    string
+		backend string
+		env     api.Secret
+		want    error
+		kind    string
+	}{
+		{name: "no key", want: sessions.ErrNoLocalEngine},
+		{name: "local chosen", backend: sessions.BackendLocal, env: "a-key", want: sessions.ErrNoLocalEngine},
+		{name: "a key", env: "a-key", kind: sessions.BackendHosted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorkspace(t, openDB(t), sessions.NewKeys(&store.Memory{}, envWith(tc.env)), nil, nil)
+			s := store.DefaultSettings()
+			s.Backend = tc.backend
+			if err := w.SaveSettings(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := w.Connection(ctx)
+			if tc.want != nil {
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("Connection: %v, want %v", err, tc.want)
+				}
+				return
+			}
+			if err != nil || conn.Kind != tc.kind {
+				t.Fatalf("Connection: %v, %+v; want the %s backend", err, conn, tc.kind)
+			}
+		})
+	}
+}
+
 // TestWorkspaceShortLivedTokens streams through a custom backend with
 // short-lived tokens: each WebSocket handshake carries a JWT minted with
 // the key just before it, never the key.

@@ -114,6 +114,8 @@ func knownWords(err error) (string, bool) {
 		return sentence(err.Error()), true
 	case errors.Is(err, sessions.ErrNoKey):
 		return "No API key is set. Add one in Settings, or set " + sessions.EnvAPIKey + ".", true
+	case errors.Is(err, sessions.ErrNoLocalEngine):
+		return "This build of Earshot has no local engine, so it needs the hosted service: add an API key in Settings, or set " + sessions.EnvAPIKey + ".", true
 	case errors.Is(err, sessions.ErrNoAudio):
 		return "This entry has no audio to run again: its audio was not kept, and its file is gone.", true
 	case errors.Is(err, store.ErrSecretServiceUnavailable):

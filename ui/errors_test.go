@@ -66,6 +66,8 @@ func TestPlainError(t *testing.T) {
 		want string
 	}{
 		{"nil", nil, ""},
+		{"no local engine in this build", fmt.Errorf("connect: %w", sessions.ErrNoLocalEngine),
+			"This build of Earshot has no local engine, so it needs the hosted service: add an API key in Settings, or set " + sessions.EnvAPIKey + "."},
 		{"not saved", &sessions.SaveFailedEvent{What: "a caption", Err: fmt.Errorf("disk: %w", context.DeadlineExceeded)},
 			"Could not save a caption to history: the service did not answer in time. Check the free space of the disk that holds it."},
 		{"deadline", context.DeadlineExceeded, "The service did not answer in time."},
