@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 )
@@ -115,7 +116,8 @@ func (p *Pair) Format() Format {
 }
 
 // Read implements Source: the next 20 ms, interleaved. It ends when the
-// first source ends; the second's failure ends it too, with its error.
+// first source ends; the second's failure ends it too, with its error,
+// and its end (io.EOF) leaves its channel silent.
 func (p *Pair) Read(ctx context.Context) ([]int16, error) {
 	p.rmu.Lock()
 	defer p.rmu.Unlock()
@@ -137,7 +139,9 @@ func (p *Pair) Read(ctx context.Context) ([]int16, error) {
 	p.queue = p.queue[n:]
 	err := p.err
 	p.mu.Unlock()
-	if err != nil && n == 0 && !errors.Is(err, ErrSourceClosed) {
+	// The first source is the clock: a second that has ended (io.EOF) is
+	// silent from then on; only its failure ends the pair.
+	if err != nil && n == 0 && !errors.Is(err, ErrSourceClosed) && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("audio: the second source of the pair: %w", err)
 	}
 	if p.echo != nil {

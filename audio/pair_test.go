@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -41,6 +42,38 @@ func readPair(t *testing.T, p *Pair) (first, second []int16) {
 		for i := 0; i+1 < len(f); i += 2 {
 			first, second = append(first, f[i]), append(second, f[i+1])
 		}
+	}
+}
+
+// TestPairSecondEnds: the first source is the pair's clock. When the
+// second ends first (a short stream, or the computer's sound read faster
+// than the microphone, as on a loaded machine), its channel goes silent
+// and the pair runs on to the end of the first.
+func TestPairSecondEnds(t *testing.T) {
+	mic := pairReplay(t, pairTone(300, 1, 8000), SpeechRate)
+	sys := pairReplay(t, pairTone(1000, 0.1, 8000), SpeechRate)
+	p, err := NewPair(mic, sys, PairConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// Wait for the second's reader to see its end before the first frame
+	// is read: the order that ended the pair early.
+	for {
+		p.mu.Lock()
+		ended := p.err != nil
+		p.mu.Unlock()
+		if ended {
+			break
+		}
+		runtime.Gosched()
+	}
+	first, second := readPair(t, p)
+	if len(first) != SpeechRate || len(second) != SpeechRate {
+		t.Fatalf("%d and %d samples, want a second of each", len(first), len(second))
+	}
+	if pk := peak(second[SpeechRate/2:]); pk != 0 {
+		t.Errorf("the second channel after its end peaks at %d, want silence", pk)
 	}
 }
 
