@@ -95,9 +95,10 @@ Flags:
 	defer status.clear()
 	// A report history could not keep is still written out; the failure
 	// to keep it is the command's error.
-	res, unsaved := ws.Analyze(ctx, in, f, func(p sessions.AnalysisPhase) {
-		if p == sessions.AnalysisAnalysing {
-			status.set("Analysing…")
+	res, unsaved := ws.Analyze(ctx, in, f, func(p *sessions.AnalysisProgressEvent) {
+		switch p.Phase {
+		case sessions.AnalysisAnalysing, sessions.AnalysisSummarising, sessions.AnalysisFetching:
+			status.set(p.String())
 		}
 	})
 	if res == nil {
@@ -118,6 +119,10 @@ Flags:
 	if unsaved != nil {
 		saved = ""
 	}
-	fmt.Fprintf(env.Stderr, "Analysed %s (%s) with %s%s.\n", res.Title, strings.Join(f.Names(), ", "), res.Backend, saved)
+	parts := ""
+	if n := res.PartCount(); n > 1 {
+		parts = fmt.Sprintf(" in %d parts", n)
+	}
+	fmt.Fprintf(env.Stderr, "Analysed %s%s (%s) with %s%s.\n", res.Title, parts, strings.Join(f.Names(), ", "), res.Backend, saved)
 	return unsaved
 }

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -129,13 +131,15 @@ type AnalysisInput struct {
 	URL string
 	// FirstTokens, when above 0, analyses only the start of a text or a
 	// file: its sentences up to this many tokens (textseg.Tokens).
+	// Without it, a document longer than one request takes is analysed
+	// in parts.
 	FirstTokens int
 }
 
-// TooLongError is a document longer than the service analyses in one
-// request. Part is how many tokens to ask for instead, as
-// AnalysisInput.FirstTokens: the limit when Earshot counted the tokens
-// itself, less when the service refused what Earshot had cut (the
+// TooLongError is a document the service refused as longer than it
+// analyses in one request, which could not be cut into smaller parts (a
+// single word of more tokens than the limit). Part is how many tokens to
+// ask for instead, as AnalysisInput.FirstTokens: less than was sent (the
 // service counts sub-word tokens, more than Earshot's count).
 type TooLongError struct {
 	Tokens int // the document's tokens by Earshot's count, 0 when not counted
@@ -166,6 +170,9 @@ const (
 	AnalysisAnalysing                          // the service is working
 	AnalysisFetching                           // the document named by URL is fetched for the source view
 	AnalysisDone
+	// AnalysisSummarising: the summaries of a long document's parts are
+	// summarised into one.
+	AnalysisSummarising
 )
 
 // AnalysisResult is a finished analysis, fresh or reopened from history.
@@ -186,11 +193,48 @@ type AnalysisResult struct {
 	Features Features
 	Language string
 	// Backend names the service that answered.
-	Backend  string
-	Created  time.Time
+	Backend string
+	Created time.Time
+	// Response is the service's answer; for a document analysed in
+	// parts, the parts' answers merged, with word positions in the whole
+	// document.
 	Response *api.ReadResponse
+	// Parts are the parts a document longer than one request takes was
+	// analysed in, in order; nil when it was analysed whole. PartCount
+	// says how many.
+	Parts []AnalysisPart
+	// Format is the source's format, as document.Format names it ("txt"
+	// for pasted text); "" when unknown (a URL the service fetched).
+	Format string
+	// Pages are where the pages of a paged source (a PDF) start, in
+	// order; nil for a source without pages. PageOf uses them.
+	Pages []PageStart
 
 	words *WordIndex
+}
+
+// PageStart is where a page of the source starts: its number (from 1)
+// and the index of its first word in the document (as WordIndex counts).
+type PageStart struct {
+	Page      int `json:"page"`
+	StartWord int `json:"start_word"`
+}
+
+// PartCount is how many parts the document was analysed in: 1 when it
+// was analysed whole.
+func (r *AnalysisResult) PartCount() int { return max(len(r.Parts), 1) }
+
+// PageOf returns the page of the source that holds word startWord of the
+// document, or 0 when the source has no pages.
+func (r *AnalysisResult) PageOf(startWord int) int {
+	i := sort.Search(len(r.Pages), func(i int) bool { return r.Pages[i].StartWord > startWord })
+	if i == 0 {
+		if len(r.Pages) == 0 {
+			return 0
+		}
+		return r.Pages[0].Page
+	}
+	return r.Pages[i-1].Page
 }
 
 // Words indexes the words of Text, which the response's segments count.
@@ -231,10 +275,19 @@ type AnalysisArchive interface {
 // holds a credential: a URL is kept without its user information and
 // query.
 type analysisDetails struct {
-	Source     string   `json:"source"`
-	SourceKind string   `json:"source_kind"`
-	Features   []string `json:"features"`
-	Language   string   `json:"language"`
+	Source     string      `json:"source"`
+	SourceKind string      `json:"source_kind"`
+	Features   []string    `json:"features"`
+	Language   string      `json:"language"`
+	Format     string      `json:"format,omitempty"`
+	Pages      []PageStart `json:"pages,omitempty"`
+}
+
+// savedAnalysis is the answer as history keeps it: the service's answer
+// (merged, for a document analysed in parts) and the parts.
+type savedAnalysis struct {
+	*api.ReadResponse
+	Parts []AnalysisPart `json:"earshot_parts,omitempty"`
 }
 
 // Analysis analyses documents and saves each to history. Its fields are
@@ -256,10 +309,54 @@ type Analysis struct {
 	// Clock times the sessions (history, the result's creation); nil is
 	// the real clock.
 	Clock Clock
+	// PartTokens is the most tokens (textseg.Tokens) sent in one
+	// request; a longer document is analysed in parts. 0 is four fifths
+	// of the service's limit, a margin for the service counting sub-word
+	// tokens.
+	PartTokens int
 }
 
-// AnalysisProgressEvent reports the phase an analysis has reached.
-type AnalysisProgressEvent struct{ Phase AnalysisPhase }
+func (a *Analysis) partTokens() int {
+	if a.PartTokens > 0 {
+		return a.PartTokens
+	}
+	return partBudget
+}
+
+// AnalysisProgressEvent reports the phase an analysis has reached. While
+// the service works (AnalysisAnalysing), Part is the part being analysed,
+// from 1, of Parts; Parts is 1 for a document analysed whole, and may
+// grow when the service refuses a part as too long and it is split
+// again. While summaries are summarised (AnalysisSummarising), Part of
+// Parts counts those requests, and Round (from 1) the rounds.
+type AnalysisProgressEvent struct {
+	Phase       AnalysisPhase
+	Part, Parts int
+	Round       int
+}
+
+// String says what the event reports, for a status line.
+func (e *AnalysisProgressEvent) String() string {
+	switch e.Phase {
+	case AnalysisReading:
+		return "Reading the document…"
+	case AnalysisAnalysing:
+		if e.Parts > 1 {
+			return fmt.Sprintf("Analysing part %d of %d…", e.Part, e.Parts)
+		}
+		return "Analysing…"
+	case AnalysisSummarising:
+		if e.Parts > 1 {
+			return fmt.Sprintf("Summarising the parts' summaries (%d of %d)…", e.Part, e.Parts)
+		}
+		return "Summarising the parts' summaries…"
+	case AnalysisFetching:
+		return "Fetching the document…"
+	case AnalysisDone:
+		return "Done"
+	}
+	return ""
+}
 
 // AnalysisDoneEvent carries the finished analysis; it is the last event
 // of a session that succeeded.
@@ -321,7 +418,7 @@ func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
 			return nil, fmt.Errorf("the text is larger than %d MB: %w", MaxAnalysisBytes>>20, ErrNotText)
 		}
 		req.Text, res.Text = in.Text, in.Text
-		res.SourceKind, res.Source, res.Title = SourceText, "Pasted text", titleOf(in.Text)
+		res.SourceKind, res.Source, res.Title, res.Format = SourceText, "Pasted text", titleOf(in.Text), "txt"
 	case in.Path != "":
 		s.emit(&AnalysisProgressEvent{Phase: AnalysisReading})
 		text, err := readDocument(in.Path)
@@ -330,15 +427,14 @@ func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
 		}
 		req.Text, res.Text = text, text
 		res.SourceKind, res.Source, res.Title = SourceFile, filepath.Base(in.Path), filepath.Base(in.Path)
+		res.Format = strings.TrimPrefix(strings.ToLower(filepath.Ext(in.Path)), ".")
 	default:
 		u := strings.TrimSpace(in.URL)
 		req.URL = u
 		res.SourceKind, res.Source = SourceURL, redactURL(u)
 		res.Title = res.Source
 	}
-	if err := cutToLimit(&req, res, in.FirstTokens); err != nil {
-		return nil, err
-	}
+	cutToLimit(&req, res, in.FirstTokens)
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
@@ -357,7 +453,8 @@ func (s *AnalysisSession) open(ctx context.Context, res *AnalysisResult, opts ap
 	if err != nil {
 		return nil, err
 	}
-	details, err := json.Marshal(analysisDetails{Source: res.Source, SourceKind: res.SourceKind, Features: res.Features.Names(), Language: opts.Language})
+	details, err := json.Marshal(analysisDetails{Source: res.Source, SourceKind: res.SourceKind, Features: res.Features.Names(),
+		Language: opts.Language, Format: res.Format, Pages: res.Pages})
 	if err != nil {
 		return nil, err
 	}
@@ -372,32 +469,44 @@ func (s *AnalysisSession) open(ctx context.Context, res *AnalysisResult, opts ap
 	}, s.clock, s.a.Logger, func(e *SaveFailedEvent) { s.emit(e) })
 }
 
-// run sends the request, fetches a document named by URL for the source
-// view, then saves the answer and finishes the record.
+// run sends the document, in parts when it is long, or the URL (and,
+// when the service refuses it as too long, fetches the document and
+// sends it in parts); fetches a document named by URL for the source
+// view; then saves the answer and finishes the record.
 func (s *AnalysisSession) run(ctx context.Context, req api.ReadRequest, opts api.ReadOptions, res *AnalysisResult, rec *record) error {
 	ctx, cancel := untilStopped(ctx, s.stopping())
 	defer cancel()
-	s.emit(&AnalysisProgressEvent{Phase: AnalysisAnalysing})
-	resp, err := s.a.Client.Read(rec.wire(ctx), req, opts)
+	var err error
+	if req.URL != "" {
+		s.emit(&AnalysisProgressEvent{Phase: AnalysisAnalysing, Part: 1, Parts: 1})
+		res.Response, err = s.a.Client.Read(rec.wire(ctx), req, opts)
+		switch {
+		case err == nil:
+			s.emit(&AnalysisProgressEvent{Phase: AnalysisFetching})
+			res.Text, res.TextErr = s.a.fetch(ctx, req.URL)
+		case isTokenLimit(err):
+			// Too long for one request: read it here and send it in
+			// parts.
+			s.emit(&AnalysisProgressEvent{Phase: AnalysisFetching})
+			text, ferr := s.a.fetch(ctx, req.URL)
+			if ferr != nil {
+				err = fmt.Errorf("%w; fetching it to analyse in parts failed too: %w", err, ferr)
+				break
+			}
+			res.Text = text
+			err = s.analyseParts(ctx, text, opts, res, rec)
+		}
+	} else {
+		err = s.analyseParts(ctx, req.Text, opts, res, rec)
+	}
 	if err != nil {
 		rec.finish(endStatus(ctx), 0, err)
-		var ae *api.Error
-		if errors.As(err, &ae) && ae.Code == api.CodeTokenLimitExceeded && req.Text != "" {
-			// The service counted more tokens than Earshot: offer four
-			// fifths of what was sent.
-			err = &TooLongError{Limit: api.ReadTokenLimit, Part: textseg.Tokens(req.Text) * 4 / 5}
-		}
 		return fmt.Errorf("analyse %s: %w", res.Title, err)
-	}
-	res.Response = resp
-	if req.URL != "" {
-		s.emit(&AnalysisProgressEvent{Phase: AnalysisFetching})
-		res.Text, res.TextErr = s.a.fetch(ctx, req.URL)
 	}
 	// The answer, with the document as its searchable transcript, and
 	// the document itself.
 	saved := rec.save(ctx, "the analysis", func(ctx context.Context, id int64) error {
-		body, err := json.Marshal(res.Response)
+		body, err := json.Marshal(savedAnalysis{ReadResponse: res.Response, Parts: res.Parts})
 		if err != nil {
 			return err
 		}
@@ -409,13 +518,83 @@ func (s *AnalysisSession) run(ctx context.Context, req api.ReadRequest, opts api
 	return nil
 }
 
+// analyseParts analyses text, in parts of at most the part budget each
+// when it is longer, one request after another, and sets res's answer
+// (merged, with the parts' summaries summarised) and parts. A part the
+// service refuses as too long is split again.
+func (s *AnalysisSession) analyseParts(ctx context.Context, text string, opts api.ReadOptions, res *AnalysisResult, rec *record) error {
+	budget := s.a.partTokens()
+	parts := splitParts(text, budget)
+	if len(parts) == 0 {
+		return ErrNoInput
+	}
+	answers := make([]partAnswer, 0, len(parts))
+	for i := 0; i < len(parts); i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.emit(&AnalysisProgressEvent{Phase: AnalysisAnalysing, Part: i + 1, Parts: len(parts)})
+		p := parts[i]
+		resp, err := s.a.Client.Read(rec.wire(ctx), api.ReadRequest{Text: p.text(text)}, opts)
+		if isTokenLimit(err) {
+			if sub, ok := resplit(text, p); ok {
+				parts = slices.Concat(parts[:i], sub, parts[i+1:])
+				i--
+				continue
+			}
+			return &TooLongError{Tokens: p.Tokens, Limit: api.ReadTokenLimit, Part: p.Tokens * 4 / 5}
+		}
+		if err != nil {
+			if len(parts) > 1 {
+				return fmt.Errorf("part %d of %d: %w", i+1, len(parts), err)
+			}
+			return err
+		}
+		answers = append(answers, partAnswer{part: p, resp: resp})
+	}
+	if len(answers) == 1 {
+		res.Response, res.Parts = answers[0].resp, nil
+		return nil
+	}
+	merged := mergeParts(answers)
+	if opts.Summarize != "" {
+		summaries := make([]string, 0, len(answers))
+		for _, a := range answers {
+			if sm := a.resp.Results.Summary; sm != nil {
+				summaries = append(summaries, sm.Text)
+			}
+		}
+		only := api.ReadOptions{Language: opts.Language, Summarize: opts.Summarize}
+		round := 0
+		read := func(ctx context.Context, text string) (*api.ReadResponse, error) {
+			resp, err := s.a.Client.Read(rec.wire(ctx), api.ReadRequest{Text: text}, only)
+			if err == nil {
+				merged.Metadata.SummaryInfo = addInfo(merged.Metadata.SummaryInfo, resp.Metadata.SummaryInfo)
+			}
+			return resp, err
+		}
+		text, err := summarise(ctx, read, summaries, budget, func(part, parts int) {
+			if part == 1 {
+				round++
+			}
+			s.emit(&AnalysisProgressEvent{Phase: AnalysisSummarising, Part: part, Parts: parts, Round: round})
+		})
+		if err != nil {
+			return fmt.Errorf("summarise the parts' summaries: %w", err)
+		}
+		merged.Results.Summary = &api.ReadSummary{Text: text}
+	}
+	res.Response, res.Parts = merged, partsOf(answers)
+	return nil
+}
+
 // Wait reads the events of a started session until the channel closes,
 // handing each phase to progress (which may be nil), and returns the
 // result, or why the session failed. When the analysis could not be
 // saved to history, Wait returns the result with the *SaveFailedEvent as
 // its error. It is the synchronous form of the session, for callers that
 // have nothing else to show.
-func (s *AnalysisSession) Wait(progress func(AnalysisPhase)) (*AnalysisResult, error) {
+func (s *AnalysisSession) Wait(progress func(*AnalysisProgressEvent)) (*AnalysisResult, error) {
 	var (
 		res     *AnalysisResult
 		unsaved error
@@ -424,7 +603,7 @@ func (s *AnalysisSession) Wait(progress func(AnalysisPhase)) (*AnalysisResult, e
 		switch ev := ev.(type) {
 		case *AnalysisProgressEvent:
 			if progress != nil {
-				progress(ev.Phase)
+				progress(ev)
 			}
 		case *SaveFailedEvent:
 			if unsaved == nil {
@@ -442,11 +621,10 @@ func (s *AnalysisSession) Wait(progress func(AnalysisPhase)) (*AnalysisResult, e
 }
 
 // cutToLimit keeps the first tokens of a text or file's text when first
-// is above 0, and refuses a text over the service's limit before it is
-// sent. A document named by URL is the service's to count.
-func cutToLimit(req *api.ReadRequest, res *AnalysisResult, first int) error {
+// is above 0. A longer text is analysed in parts.
+func cutToLimit(req *api.ReadRequest, res *AnalysisResult, first int) {
 	if req.Text == "" {
-		return nil
+		return
 	}
 	if first > 0 {
 		part := textseg.FirstTokens(req.Text, first)
@@ -456,10 +634,6 @@ func cutToLimit(req *api.ReadRequest, res *AnalysisResult, first int) error {
 			res.Title += " (first part)"
 		}
 	}
-	if n := textseg.Tokens(req.Text); n > api.ReadTokenLimit {
-		return &TooLongError{Tokens: n, Limit: api.ReadTokenLimit, Part: api.ReadTokenLimit}
-	}
-	return nil
 }
 
 func countGiven(in AnalysisInput) int {
@@ -575,7 +749,7 @@ func LoadAnalysis(ctx context.Context, h AnalysisArchive, id int64) (*AnalysisRe
 			return nil, fmt.Errorf("the saved analysis is damaged: %w", err)
 		}
 	}
-	res.SourceKind, res.Language = d.SourceKind, d.Language
+	res.SourceKind, res.Language, res.Format, res.Pages = d.SourceKind, d.Language, d.Format, d.Pages
 	for _, n := range d.Features {
 		switch n {
 		case "summarize":
@@ -602,7 +776,11 @@ func LoadAnalysis(ctx context.Context, h AnalysisArchive, id int64) (*AnalysisRe
 	if err != nil {
 		return nil, fmt.Errorf("the saved analysis is damaged: %w", err)
 	}
-	res.Response = resp
+	var parts savedAnalysis
+	if err := json.Unmarshal(body, &parts); err != nil {
+		return nil, fmt.Errorf("the saved analysis is damaged: %w", err)
+	}
+	res.Response, res.Parts = resp, parts.Parts
 	text, err := h.ResponseText(ctx, id)
 	if err != nil {
 		return nil, err
@@ -640,10 +818,10 @@ func (w *Workspace) StartAnalysis(ctx context.Context, in AnalysisInput, f Featu
 }
 
 // Analyze analyses a document as StartAnalysis does and waits for the
-// result, reporting its phases to progress (which may be nil; it is
-// called on the calling goroutine and must not block). See
-// AnalysisSession.Wait.
-func (w *Workspace) Analyze(ctx context.Context, in AnalysisInput, f Features, progress func(AnalysisPhase)) (*AnalysisResult, error) {
+// result, reporting its progress (phases, and the part being analysed)
+// to progress (which may be nil; it is called on the calling goroutine
+// and must not block). See AnalysisSession.Wait.
+func (w *Workspace) Analyze(ctx context.Context, in AnalysisInput, f Features, progress func(*AnalysisProgressEvent)) (*AnalysisResult, error) {
 	s, err := w.StartAnalysis(ctx, in, f)
 	if err != nil {
 		return nil, err

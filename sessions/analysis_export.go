@@ -71,6 +71,9 @@ func writeMarkdown(w *bufio.Writer, r *AnalysisResult) {
 	if !r.Created.IsZero() {
 		meta = append(meta, r.Created.Format("2 January 2006 15:04"))
 	}
+	if n := r.PartCount(); n > 1 {
+		meta = append(meta, fmt.Sprintf("Analysed in %d parts; the summary is made from the parts' summaries", n))
+	}
 	if len(meta) > 0 {
 		fmt.Fprintf(w, "%s\n\n", strings.Join(meta, " · "))
 	}
@@ -83,7 +86,7 @@ func writeMarkdown(w *bufio.Writer, r *AnalysisResult) {
 			fmt.Fprintln(w, "| # | Passage | Sentiment | Score |")
 			fmt.Fprintln(w, "|---:|---|---|---:|")
 			for i, seg := range s.Segments {
-				fmt.Fprintf(w, "| %d | %s | %s | %+.2f |\n", i+1, mdCell(r.Passage(seg.StartWord, seg.EndWord, seg.Text)), mdCell(seg.Sentiment), seg.SentimentScore)
+				fmt.Fprintf(w, "| %d | %s | %s | %+.2f |\n", i+1, mdCell(r.Passage(seg.StartWord, seg.EndWord, seg.Text))+r.pageNote(seg.StartWord), mdCell(seg.Sentiment), seg.SentimentScore)
 			}
 			fmt.Fprintln(w)
 		}
@@ -148,7 +151,7 @@ func writeLabelled(w *bufio.Writer, r *AnalysisResult, segs []LabelledSegment) {
 	n := 0
 	for _, s := range segs {
 		for _, l := range s.Labels {
-			fmt.Fprintf(w, "- **%s** (%s)\n  > %s\n", mdInline(l.Name), Percent(l.Confidence), mdInline(r.Passage(s.StartWord, s.EndWord, s.Text)))
+			fmt.Fprintf(w, "- **%s** (%s)\n  > %s\n", mdInline(l.Name), Percent(l.Confidence), mdInline(r.Passage(s.StartWord, s.EndWord, s.Text))+r.pageNote(s.StartWord))
 			n++
 		}
 	}
@@ -156,6 +159,15 @@ func writeLabelled(w *bufio.Writer, r *AnalysisResult, segs []LabelledSegment) {
 		fmt.Fprint(w, "None found.\n")
 	}
 	fmt.Fprintln(w)
+}
+
+// pageNote names the page of the source a passage starting at word
+// startWord is on, for a paged source (a PDF); "" for others.
+func (r *AnalysisResult) pageNote(startWord int) string {
+	if p := r.PageOf(startWord); p > 0 {
+		return fmt.Sprintf(" (page %d)", p)
+	}
+	return ""
 }
 
 // mdInline keeps text on one line and stops it from starting Markdown

@@ -159,16 +159,14 @@ func (c *countingReader) Read(_ context.Context, in api.ReadRequest, _ api.ReadO
 	return &api.ReadResponse{Results: api.ReadResults{Summary: &api.ReadSummary{Text: "Long."}}}, nil
 }
 
-// TestAnalysisTooLong refuses a text over the service's limit before it
-// is sent, saying how many tokens to ask for; asked for that part, it
-// sends the first sentences that fit. When the service counts more than
-// Earshot (as the hosted one does) and refuses the part, the offer
-// shrinks to four fifths of what was sent.
+// TestAnalysisTooLong analyses a text over the service's limit in parts
+// rather than refusing it; asked for the first part only, it sends the
+// first sentences that fit. When the service counts more than Earshot
+// (as the hosted one does) and refuses a part, the part is split again.
 func TestAnalysisTooLong(t *testing.T) {
 	t.Parallel()
 	sentence := "Earshot reads this sentence once more. " // 7 tokens
 	long := strings.Repeat(sentence, api.ReadTokenLimit/7+1)
-	var tl *sessions.TooLongError
 
 	c := &countingReader{limit: api.ReadTokenLimit}
 	a := sessions.Analysis{Client: c}
@@ -179,29 +177,37 @@ func TestAnalysisTooLong(t *testing.T) {
 		}
 		return s.Wait(nil)
 	}
-	_, err := analyse(sessions.AnalysisInput{Text: long})
-	if !errors.As(err, &tl) || tl.Tokens != textseg.Tokens(long) || tl.Part != api.ReadTokenLimit {
-		t.Fatalf("Start = %v, want a TooLongError offering %d tokens", err, api.ReadTokenLimit)
-	}
-	if len(c.texts) != 0 {
-		t.Fatalf("%d requests sent", len(c.texts))
-	}
-
-	res, err := analyse(sessions.AnalysisInput{Text: long, FirstTokens: tl.Part})
+	res, err := analyse(sessions.AnalysisInput{Text: long})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := textseg.Tokens(c.texts[0]); n > api.ReadTokenLimit || n < api.ReadTokenLimit-7 || !strings.HasSuffix(c.texts[0], "more.") {
+	// Two parts of four fifths of the limit at most, and the summary.
+	if res.PartCount() != 2 || len(c.texts) != 3 || res.Text != long {
+		t.Fatalf("%d parts in %d requests", res.PartCount(), len(c.texts))
+	}
+	for _, text := range c.texts[:2] {
+		if n := textseg.Tokens(text); n > api.ReadTokenLimit*4/5 || !strings.HasSuffix(text, "more.") {
+			t.Errorf("sent %d tokens ending %q", n, text[len(text)-10:])
+		}
+	}
+
+	c.texts = nil
+	const first = api.ReadTokenLimit / 2
+	res, err = analyse(sessions.AnalysisInput{Text: long, FirstTokens: first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := textseg.Tokens(c.texts[0]); len(c.texts) != 1 || n > first || n < first-7 || !strings.HasSuffix(c.texts[0], "more.") {
 		t.Errorf("sent %d tokens ending %q", n, c.texts[0][len(c.texts[0])-10:])
 	}
-	if !strings.HasSuffix(res.Title, "(first part)") || res.Text != c.texts[0] {
+	if !strings.HasSuffix(res.Title, "(first part)") || res.Text != c.texts[0] || res.PartCount() != 1 {
 		t.Errorf("title %q; text shown is the part sent: %v", res.Title, res.Text == c.texts[0])
 	}
 
 	hosted := &countingReader{limit: api.ReadTokenLimit / 2}
 	a.Client = hosted
-	_, err = analyse(sessions.AnalysisInput{Text: long, FirstTokens: api.ReadTokenLimit})
-	if !errors.As(err, &tl) || tl.Part != textseg.Tokens(hosted.texts[0])*4/5 {
-		t.Fatalf("refused by the service: %v, want an offer of four fifths", err)
+	res, err = analyse(sessions.AnalysisInput{Text: long})
+	if err != nil || res.PartCount() < 3 {
+		t.Fatalf("refused by the service: %v, %d parts", err, res.PartCount())
 	}
 }

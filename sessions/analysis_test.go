@@ -72,7 +72,7 @@ func TestAnalyzeText(t *testing.T) {
 	ws, db := analysisWorkspace(t, nil)
 	ctx := testContext(t, 30*time.Second)
 	var phases []sessions.AnalysisPhase
-	res, err := ws.Analyze(ctx, sessions.AnalysisInput{Text: supportCall}, sessions.AllFeatures(), func(p sessions.AnalysisPhase) { phases = append(phases, p) })
+	res, err := ws.Analyze(ctx, sessions.AnalysisInput{Text: supportCall}, sessions.AllFeatures(), func(p *sessions.AnalysisProgressEvent) { phases = append(phases, p.Phase) })
 	if err != nil {
 		t.Fatalf("Analyze: %v", err)
 	}
@@ -210,7 +210,7 @@ func TestAnalyzeFileAndURL(t *testing.T) {
 			t.Fatal(err)
 		}
 		var phases []sessions.AnalysisPhase
-		res, err := ws.Analyze(ctx, sessions.AnalysisInput{Path: path}, sessions.Features{Sentiment: true}, func(p sessions.AnalysisPhase) { phases = append(phases, p) })
+		res, err := ws.Analyze(ctx, sessions.AnalysisInput{Path: path}, sessions.Features{Sentiment: true}, func(p *sessions.AnalysisProgressEvent) { phases = append(phases, p.Phase) })
 		if err != nil {
 			t.Fatal(err)
 		}
