@@ -7,14 +7,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/earshot-app/earshot/internal/document"
 	"github.com/earshot-app/earshot/sessions"
 )
 
-const readSummary = "analyse a text document: summary, sentiment, topics and intents"
+const readSummary = "analyse a document (PDF, Word, web page, e-book, text): summary, sentiment, topics and intents"
 
 func read(ctx context.Context, env Env, args []string) error {
 	var (
@@ -32,10 +35,22 @@ func read(ctx context.Context, env Env, args []string) error {
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: earshot read FILE|URL|- [--summarize] [--sentiment] [--topics] [--intents] [--format md|json] [-o OUT]
 
-Analyses an English text document: a .txt or .md file, "-" for standard
-input, or the http(s) address of a plain-text document, which the service
-fetches. Without a feature flag, all four run. It uses the service chosen
-in the app's Settings, and every run is saved to the app's history.
+Analyses an English document: a file of any of these formats, "-" for
+standard input, or the http(s) address of a web page, a PDF or a plain-text
+document.
+
+  PDF (with a text layer; a scanned PDF needs OCR first), Word (.docx),
+  OpenDocument (.odt), EPUB, HTML, RTF, Markdown, and plain text in UTF-8
+  (with or without a byte-order mark), UTF-16 or Latin-1.
+
+Files and web pages are read here and their text is sent; the address of a
+plain-text document is fetched by the service itself. A document longer
+than the service takes in one request (150,000 tokens) is analysed in
+parts, one after another, and the results merged: the summary is made from
+the parts' summaries, and every passage keeps its place in the whole
+document (and, for a PDF, its page). Without a feature flag, all four run.
+It uses the service chosen in the app's Settings, and every run is saved to
+the app's history.
 
 Flags:
 `)
@@ -70,18 +85,15 @@ Flags:
 	var in sessions.AnalysisInput
 	switch doc := docs[0]; {
 	case doc == "-":
-		b, err := io.ReadAll(io.LimitReader(os.Stdin, sessions.MaxAnalysisBytes+1))
+		text, err := readStdin(ctx, env)
 		if err != nil {
-			return fmt.Errorf("read standard input: %w", err)
+			return err
 		}
-		if len(b) > sessions.MaxAnalysisBytes {
-			return fmt.Errorf("standard input: %w", sessions.ErrNotText)
-		}
-		in.Text = string(b)
+		in.Text = text
 	case strings.HasPrefix(doc, "http://") || strings.HasPrefix(doc, "https://"):
 		in.URL = doc
 	default:
-		if err := checkInputFile(doc); err != nil {
+		if err := checkDocumentFile(doc); err != nil {
 			return err
 		}
 		in.Path = doc
@@ -125,4 +137,55 @@ Flags:
 	}
 	fmt.Fprintf(env.Stderr, "Analysed %s%s (%s) with %s%s.\n", res.Title, parts, strings.Join(f.Names(), ", "), res.Backend, saved)
 	return unsaved
+}
+
+// readStdin reads a document from standard input: UTF-8 text as it is,
+// any other format (a PDF or a web page piped in) through package
+// document.
+func readStdin(ctx context.Context, env Env) (string, error) {
+	r := env.Stdin
+	if r == nil {
+		r = os.Stdin
+	}
+	b, err := io.ReadAll(io.LimitReader(r, document.MaxBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read standard input: %w", err)
+	}
+	if len(b) > document.MaxBytes {
+		return "", fmt.Errorf("standard input: %w", document.ErrTooLarge)
+	}
+	f, err := document.Detect("standard input", b)
+	if err != nil {
+		return "", err
+	}
+	if f == document.Text && utf8.Valid(b) {
+		// Text as it came, so that passages are found as they were
+		// written.
+		if len(b) > sessions.MaxAnalysisBytes {
+			return "", fmt.Errorf("standard input is larger than %d MB: %w", sessions.MaxAnalysisBytes>>20, sessions.ErrNotText)
+		}
+		return strings.TrimPrefix(string(b), "\uFEFF"), nil
+	}
+	d, err := document.Extract(ctx, "standard input", b)
+	if err != nil {
+		return "", err
+	}
+	return d.Text(), nil
+}
+
+// checkDocumentFile says plainly why path cannot be read as a document
+// before anything is started.
+func checkDocumentFile(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such file", path)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s: permission denied", path)
+	case err != nil:
+		return err
+	case info.IsDir():
+		return fmt.Errorf("%s is a folder, not a document", path)
+	}
+	return nil
 }

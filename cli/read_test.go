@@ -2,7 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,5 +110,98 @@ func TestReadMistakes(t *testing.T) {
 				t.Errorf("stderr %q lacks %q", h.stderr.String(), tt.says)
 			}
 		})
+	}
+}
+
+// TestReadFormats reads documents of other formats: a PDF made by groff,
+// a web page from a file, from an address and from standard input; a file
+// it cannot read is refused in words that say why.
+func TestReadFormats(t *testing.T) {
+	dir := t.TempDir()
+	page := `<!doctype html><html><head><title>Launch review</title></head><body><nav>Home | Blog | Contact</nav>
+<main><h1>Launch review</h1><p>` + strings.ReplaceAll(meetingNotes, "\n\n", "</p><p>") + `</p></main><footer>Copyright</footer></body></html>`
+	html := filepath.Join(dir, "review.html")
+	if err := os.WriteFile(html, []byte(page), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(page))
+	}))
+	defer srv.Close()
+	zipFile := filepath.Join(dir, "song.mp3")
+	if err := os.WriteFile(zipFile, []byte("ID3\x03\x00\x00\x00\x00\x00\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	check := func(t *testing.T, h *harness, args ...string) string {
+		t.Helper()
+		if code := h.run(t, t.Context(), args...); code != 0 {
+			t.Fatalf("exit status %d; stderr %q", code, h.stderr.String())
+		}
+		out := h.stdout.String()
+		if !strings.Contains(out, "## Summary") || !strings.Contains(out, "support") || strings.Contains(out, "Contact") {
+			t.Errorf("the report:\n%s", out)
+		}
+		return out
+	}
+	t.Run("html file", func(t *testing.T) { check(t, newHarness(t, nil), "read", html) })
+	t.Run("web page", func(t *testing.T) {
+		h := newHarness(t, nil)
+		check(t, h, "read", srv.URL+"/review")
+		if !strings.Contains(h.stderr.String(), "Analysed Launch review") {
+			t.Errorf("stderr %q", h.stderr.String())
+		}
+	})
+	t.Run("standard input", func(t *testing.T) {
+		h := newHarness(t, nil)
+		h.stdin = strings.NewReader(page)
+		check(t, h, "read", "-")
+	})
+	t.Run("pdf", func(t *testing.T) {
+		if _, err := exec.LookPath("groff"); err != nil {
+			t.Skip("groff is not installed (scripts/setup installs it)")
+		}
+		ms := ".LP\n" + strings.ReplaceAll(meetingNotes, "\n\n", "\n.bp\n.LP\n") + "\n"
+		cmd := exec.Command("groff", "-k", "-ms", "-Tpdf")
+		cmd.Stdin = strings.NewReader(ms)
+		pdf, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("groff: %v", err)
+		}
+		path := filepath.Join(dir, "meeting.pdf")
+		if err := os.WriteFile(path, pdf, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := check(t, newHarness(t, nil), "read", path)
+		if !strings.Contains(out, "(page 3)") {
+			t.Errorf("no passage names its page:\n%s", out)
+		}
+	})
+	t.Run("unsupported", func(t *testing.T) {
+		h := newHarness(t, nil)
+		if code := h.run(t, t.Context(), "read", zipFile); code != 1 || !strings.Contains(h.stderr.String(), "song.mp3 is audio") {
+			t.Errorf("exit status %d; stderr %q", code, h.stderr.String())
+		}
+	})
+}
+
+// TestReadInParts reads a document longer than one request takes: it is
+// analysed in parts, and both the report and the command say so.
+func TestReadInParts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long document")
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < 700_000; i++ {
+		fmt.Fprintf(&b, "Week %d\n\n%s\n\n", i+1, strings.ReplaceAll(meetingNotes, "two more", fmt.Sprintf("%d more", i%7+2)))
+	}
+	h := newHarness(t, nil)
+	h.stdin = strings.NewReader(b.String())
+	if code := h.run(t, t.Context(), "read", "-", "--summarize", "--sentiment"); code != 0 {
+		t.Fatalf("exit status %d; stderr %q", code, h.stderr.String())
+	}
+	if !strings.Contains(h.stdout.String(), "Analysed in 2 parts") || !strings.Contains(h.stderr.String(), " in 2 parts (") {
+		t.Errorf("stderr %q; report:\n%.600s", h.stderr.String(), h.stdout.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -20,13 +21,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/document"
 	"github.com/earshot-app/earshot/internal/textseg"
 	"github.com/earshot-app/earshot/store"
 )
 
-// MaxAnalysisBytes bounds a document read from a file or fetched to show
-// beside its analysis: 10 MiB is far more than the service's 150,000
-// tokens, and keeps a wrong file from filling memory.
+// MaxAnalysisBytes bounds the text of a document (pasted, read from a
+// file, or fetched to show beside its analysis): 10 MiB is some 1.6
+// million words, many times the service's 150,000 tokens, analysed in
+// parts; it keeps a wrong file from filling memory. Files themselves are
+// bounded by document.MaxBytes.
 const MaxAnalysisBytes = 10 << 20
 
 // analysisFetchTimeout bounds fetching a document named by URL for the
@@ -44,8 +48,9 @@ var (
 	ErrNoInput = errors.New("give one document to analyse: text, a file or a URL")
 	// ErrNoFeatures matches a request with every feature turned off.
 	ErrNoFeatures = errors.New("choose at least one of summary, sentiment, topics and intents")
-	// ErrNotText matches a file that is not UTF-8 text, or that is larger
-	// than MaxAnalysisBytes.
+	// ErrNotText matches a text that is larger than MaxAnalysisBytes, a
+	// folder given as a file, and a plain-text document fetched for the
+	// source view that is not UTF-8 text.
 	ErrNotText = errors.New("not a text document")
 )
 
@@ -124,11 +129,19 @@ func checkReadOptions(o api.ReadOptions, f Features) error {
 type AnalysisInput struct {
 	// Text is the document itself, pasted.
 	Text string
-	// Path is a plain-text or Markdown file on this computer, read here
-	// and sent as text.
+	// Path is a document on this computer in any format package
+	// document reads (PDF, DOCX, ODT, EPUB, HTML, RTF, Markdown, plain
+	// text in any common encoding), read here and sent as text.
 	Path string
-	// URL is a plain-text document the service fetches itself.
+	// URL is a document on the web: a web page or a PDF is fetched and
+	// read here and sent as text; a plain-text document the service
+	// fetches itself.
 	URL string
+	// Document, when not nil, is the document at Path or URL already
+	// read (document.ReadFile, document.Fetch), perhaps to show it
+	// first: its text is sent, with its format and pages, and Path or
+	// URL only names it.
+	Document *document.Document
 	// FirstTokens, when above 0, analyses only the start of a text or a
 	// file: its sentences up to this many tokens (textseg.Tokens).
 	// Without it, a document longer than one request takes is analysed
@@ -203,8 +216,9 @@ type AnalysisResult struct {
 	// analysed in, in order; nil when it was analysed whole. PartCount
 	// says how many.
 	Parts []AnalysisPart
-	// Format is the source's format, as document.Format names it ("txt"
-	// for pasted text); "" when unknown (a URL the service fetched).
+	// Format is the source's format, as document.Format names it
+	// ("text" for pasted text); "" for a plain-text URL the service
+	// fetched.
 	Format string
 	// Pages are where the pages of a paged source (a PDF) start, in
 	// order; nil for a source without pages. PageOf uses them.
@@ -224,8 +238,18 @@ type PageStart struct {
 // was analysed whole.
 func (r *AnalysisResult) PartCount() int { return max(len(r.Parts), 1) }
 
+// PageAtOffset returns the page of the source that holds byte offset of
+// Text, or 0 when the source has no pages.
+func (r *AnalysisResult) PageAtOffset(offset int) int {
+	if len(r.Pages) == 0 {
+		return 0
+	}
+	w := r.Words()
+	return r.PageOf(sort.SearchInts(w.starts, offset+1) - 1)
+}
+
 // PageOf returns the page of the source that holds word startWord of the
-// document, or 0 when the source has no pages.
+// document (a segment's start_word), or 0 when the source has no pages.
 func (r *AnalysisResult) PageOf(startWord int) int {
 	i := sort.Search(len(r.Pages), func(i int) bool { return r.Pages[i].StartWord > startWord })
 	if i == 0 {
@@ -301,8 +325,9 @@ type Analysis struct {
 	Backend string
 	// Language is the request's language; "" is English.
 	Language string
-	// HTTPClient fetches a document named by URL for the source view;
-	// nil is a client of its own with a timeout.
+	// HTTPClient fetches a document named by URL (to read a web page or
+	// PDF, and a plain-text document for the source view); nil is a
+	// client of its own with a timeout.
 	HTTPClient *http.Client
 	// Logger receives what could not be saved; nil discards it.
 	Logger *slog.Logger
@@ -418,21 +443,50 @@ func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
 			return nil, fmt.Errorf("the text is larger than %d MB: %w", MaxAnalysisBytes>>20, ErrNotText)
 		}
 		req.Text, res.Text = in.Text, in.Text
-		res.SourceKind, res.Source, res.Title, res.Format = SourceText, "Pasted text", titleOf(in.Text), "txt"
+		res.SourceKind, res.Source, res.Title, res.Format = SourceText, "Pasted text", titleOf(in.Text), string(document.Text)
 	case in.Path != "":
-		s.emit(&AnalysisProgressEvent{Phase: AnalysisReading})
-		text, err := readDocument(in.Path)
-		if err != nil {
+		res.SourceKind, res.Source, res.Title = SourceFile, filepath.Base(in.Path), filepath.Base(in.Path)
+		doc := in.Document
+		if doc == nil {
+			s.emit(&AnalysisProgressEvent{Phase: AnalysisReading})
+			var err error
+			if doc, err = readDocument(ctx, in.Path); err != nil {
+				return nil, err
+			}
+		}
+		if err := useDocument(&req, res, doc); err != nil {
 			return nil, err
 		}
-		req.Text, res.Text = text, text
-		res.SourceKind, res.Source, res.Title = SourceFile, filepath.Base(in.Path), filepath.Base(in.Path)
-		res.Format = strings.TrimPrefix(strings.ToLower(filepath.Ext(in.Path)), ".")
 	default:
 		u := strings.TrimSpace(in.URL)
-		req.URL = u
 		res.SourceKind, res.Source = SourceURL, redactURL(u)
 		res.Title = res.Source
+		if err := (api.ReadRequest{URL: u}).Check(); err != nil {
+			return nil, err
+		}
+		doc := in.Document
+		if doc == nil {
+			// The app reads web pages and PDFs itself; a plain-text
+			// document the service fetches by its address.
+			s.emit(&AnalysisProgressEvent{Phase: AnalysisFetching})
+			f, err := document.Fetch(ctx, s.a.HTTPClient, u)
+			if err != nil {
+				return nil, fmt.Errorf("fetch the document: %w", err)
+			}
+			if !f.PlainURL {
+				doc = f.Doc
+			}
+		}
+		if doc == nil {
+			req.URL = u
+			break
+		}
+		if err := useDocument(&req, res, doc); err != nil {
+			return nil, err
+		}
+		if doc.Title != "" {
+			res.Title = doc.Title
+		}
 	}
 	cutToLimit(&req, res, in.FirstTokens)
 	if err := req.Check(); err != nil {
@@ -646,26 +700,60 @@ func countGiven(in AnalysisInput) int {
 	return n
 }
 
-// readDocument reads a text file of at most MaxAnalysisBytes.
-func readDocument(path string) (string, error) {
+// readDocument reads the document at path, in any format package
+// document reads. A file that cannot be opened, or a folder, is a
+// *FileError; the document's own errors (a scanned PDF, a format it does
+// not read, no text) name the file themselves.
+func readDocument(ctx context.Context, path string) (*document.Document, error) {
 	name := filepath.Base(path)
-	f, err := os.Open(path)
+	info, err := os.Stat(path)
 	if err != nil {
-		return "", &FileError{Name: name, Err: err}
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", &FileError{Name: name, Err: err}
+		return nil, &FileError{Name: name, Err: err}
 	}
 	if info.IsDir() {
-		return "", &FileError{Name: name, Err: fmt.Errorf("%w: %w", ErrFolder, ErrNotText)}
+		return nil, &FileError{Name: name, Err: fmt.Errorf("%w: %w", ErrFolder, ErrNotText)}
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxAnalysisBytes+1))
+	doc, err := document.ReadFile(ctx, path)
 	if err != nil {
-		return "", &FileError{Name: name, Err: err}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, &FileError{Name: name, Err: pe.Err}
+		}
+		return nil, err
 	}
-	return checkDocument(b, filepath.Base(path))
+	return doc, nil
+}
+
+// useDocument sends doc's text and keeps its format and pages with the
+// result.
+func useDocument(req *api.ReadRequest, res *AnalysisResult, doc *document.Document) error {
+	text := doc.Text()
+	switch {
+	case strings.TrimSpace(text) == "":
+		return fmt.Errorf("%s: %w", res.Source, document.ErrEmpty)
+	case len(text) > MaxAnalysisBytes:
+		return fmt.Errorf("the text of %s is larger than %d MB: %w", res.Source, MaxAnalysisBytes>>20, ErrNotText)
+	}
+	req.Text, res.Text = text, text
+	res.Format, res.Pages = string(doc.Format), pageStarts(doc)
+	return nil
+}
+
+// pageStarts lists where each page of doc starts in its text, in words;
+// nil for a document without pages.
+func pageStarts(doc *document.Document) []PageStart {
+	if doc.Pages() == 0 {
+		return nil
+	}
+	var out []PageStart
+	words := 0
+	for _, p := range doc.Paragraphs {
+		if p.Page > 0 && (len(out) == 0 || out[len(out)-1].Page != p.Page) {
+			out = append(out, PageStart{Page: p.Page, StartWord: words})
+		}
+		words += len(strings.Fields(p.Text))
+	}
+	return out
 }
 
 // checkDocument accepts b as a document when it is UTF-8 text without

@@ -194,7 +194,7 @@ func TestAnalysisInParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Text != doc || back.PartCount() != n || !slices.Equal(back.Parts, res.Parts) || back.Format != "txt" {
+	if back.Text != doc || back.PartCount() != n || !slices.Equal(back.Parts, res.Parts) || back.Format != "text" {
 		t.Errorf("reopened: %d parts, format %q, text kept %v", back.PartCount(), back.Format, back.Text == doc)
 	}
 	var md bytes.Buffer

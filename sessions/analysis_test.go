@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/document"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -256,6 +257,10 @@ func TestAnalyzeFileAndURL(t *testing.T) {
 	})
 }
 
+// errUnsupported stands for a *document.UnsupportedError in
+// TestAnalyzeErrors.
+var errUnsupported = errors.New("unsupported")
+
 func TestAnalyzeErrors(t *testing.T) {
 	ws, db := analysisWorkspace(t, nil)
 	ctx := testContext(t, 30*time.Second)
@@ -282,9 +287,10 @@ func TestAnalyzeErrors(t *testing.T) {
 		{"no input", sessions.AnalysisInput{Text: " \n "}, sessions.AllFeatures(), sessions.ErrNoInput, "", 0},
 		{"two inputs", sessions.AnalysisInput{Text: "Hello.", URL: "https://example.com/a.txt"}, sessions.AllFeatures(), sessions.ErrNoInput, "", 0},
 		{"missing file", sessions.AnalysisInput{Path: filepath.Join(dir, "gone.txt")}, sessions.AllFeatures(), fs.ErrNotExist, "", 0},
-		{"binary file", sessions.AnalysisInput{Path: binary}, sessions.AllFeatures(), sessions.ErrNotText, "", 0},
+		{"binary file", sessions.AnalysisInput{Path: binary}, sessions.AllFeatures(), errUnsupported, "", 0},
 		{"not a web address", sessions.AnalysisInput{URL: "ftp://example.com/a.txt"}, sessions.AllFeatures(), api.ErrInvalidOptions, "", 0},
-		{"audio at the url", sessions.AnalysisInput{URL: audio.URL + "/talk.wav"}, sessions.AllFeatures(), nil, store.StatusFailed, http.StatusBadRequest},
+		// The app reads what the address holds before sending anything.
+		{"audio at the url", sessions.AnalysisInput{URL: audio.URL + "/talk.wav"}, sessions.AllFeatures(), errUnsupported, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -293,7 +299,11 @@ func TestAnalyzeErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if tt.is != nil && !errors.Is(err, tt.is) {
+			var ue *document.UnsupportedError
+			if tt.is == errUnsupported && !errors.As(err, &ue) {
+				t.Errorf("error %v: want a document of a kind that cannot be read", err)
+			}
+			if tt.is != nil && tt.is != errUnsupported && !errors.Is(err, tt.is) {
 				t.Errorf("error %v does not match %v", err, tt.is)
 			}
 			var ae *api.Error
