@@ -73,22 +73,23 @@ func splitParts(text string, budget int) []docPart {
 	// heading in it.
 	var cuts []int // unit indexes where a part starts
 	cuts = append(cuts, 0)
-	n := 0
+	n := 0            // tokens of the current part
+	first := 0        // unit index where the current part starts
 	lastHeading := -1 // unit index of the last heading in the current part, after its first unit
 	tokensBefore := 0 // tokens of the current part before lastHeading
 	for i, u := range units {
-		if n > 0 && n+u.tokens > budget {
+		if i > first && n+u.tokens > budget {
 			if lastHeading > 0 && tokensBefore >= budget/2 {
 				cuts = append(cuts, lastHeading)
-				n -= tokensBefore
+				first, n = lastHeading, n-tokensBefore
 			}
 			if n+u.tokens > budget {
 				cuts = append(cuts, i)
-				n = 0
+				first, n = i, 0
 			}
 			lastHeading = -1
 		}
-		if u.heading && n > 0 {
+		if u.heading && i > first {
 			lastHeading, tokensBefore = i, n
 		}
 		n += u.tokens
