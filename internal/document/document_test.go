@@ -15,7 +15,6 @@ import (
 // title survive.
 func TestFormats(t *testing.T) {
 	s := loadSource(t)
-	dir := t.TempDir()
 	cases := []struct {
 		kind   string
 		format Format
@@ -44,7 +43,7 @@ func TestFormats(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.kind, func(t *testing.T) {
-			path := makeDoc(t, dir, c.kind)
+			path := makeDoc(t, c.kind)
 			doc := extractFile(t, path)
 			if doc.Format != c.format {
 				t.Errorf("format %q, want %q", doc.Format, c.format)
@@ -118,8 +117,7 @@ func dump(d *Document) string {
 // TestPDFPages checks that paragraphs keep the page they start on: a
 // passage pdftotext finds on page 2 maps to page 2 through PageAt.
 func TestPDFPages(t *testing.T) {
-	dir := t.TempDir()
-	path := makeDoc(t, dir, "pdf")
+	path := makeDoc(t, "pdf")
 	doc := extractFile(t, path)
 	if doc.Pages() < 2 {
 		t.Fatalf("%d pages, want at least 2:\n%s", doc.Pages(), dump(doc))
@@ -158,8 +156,7 @@ func TestPDFPages(t *testing.T) {
 func itoa(n int) string { return string(rune('0' + n)) }
 
 func TestScannedPDF(t *testing.T) {
-	dir := t.TempDir()
-	path := makeDoc(t, dir, "scanned.pdf")
+	path := makeDoc(t, "scanned.pdf")
 	_, err := ReadFile(context.Background(), path)
 	var scanned *ScannedPDFError
 	if !errors.As(err, &scanned) {
@@ -171,8 +168,7 @@ func TestScannedPDF(t *testing.T) {
 }
 
 func TestEncryptedPDF(t *testing.T) {
-	dir := t.TempDir()
-	path := makeDoc(t, dir, "encrypted.pdf")
+	path := makeDoc(t, "encrypted.pdf")
 	_, err := ReadFile(context.Background(), path)
 	if !errors.Is(err, ErrEncrypted) {
 		t.Fatalf("err = %v, want ErrEncrypted", err)
@@ -184,7 +180,7 @@ func TestEncryptedPDF(t *testing.T) {
 
 func TestUnsupported(t *testing.T) {
 	dir := t.TempDir()
-	pdf := makeDoc(t, dir, "pdf")
+	pdf := makeDoc(t, "pdf")
 	prefix := filepath.Join(dir, "img")
 	run(t, nil, "pdftoppm", "-png", "-r", "20", "-f", "1", "-l", "1", "-singlefile", pdf, prefix)
 	png, err := os.ReadFile(prefix + ".png")
@@ -221,8 +217,7 @@ func TestUnsupported(t *testing.T) {
 }
 
 func TestDamagedAndEmpty(t *testing.T) {
-	dir := t.TempDir()
-	docx, err := os.ReadFile(makeDoc(t, dir, "docx"))
+	docx, err := os.ReadFile(makeDoc(t, "docx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +225,7 @@ func TestDamagedAndEmpty(t *testing.T) {
 	if _, err := Extract(ctx, "cut.docx", docx[:len(docx)/2]); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("a cut DOCX: err = %v, want ErrCorrupt", err)
 	}
-	pdf, err := os.ReadFile(makeDoc(t, dir, "pdf"))
+	pdf, err := os.ReadFile(makeDoc(t, "pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}

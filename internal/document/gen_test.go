@@ -129,11 +129,39 @@ func overlap(source, got string) float64 {
 	return float64(common) / float64(n)
 }
 
-// makeDoc writes the source in a format with real tools and returns the
-// file's path.
-func makeDoc(t testing.TB, dir, kind string) string {
+// genDir holds the documents the tests make, once per run of the tests.
+var (
+	genDir string
+	genMu  sync.Mutex
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "earshot-document-test-")
+	if err != nil {
+		panic(err)
+	}
+	genDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// makeDoc writes the source in a format with real tools, once per run,
+// and returns the file's path.
+func makeDoc(t testing.TB, kind string) string {
+	t.Helper()
+	genMu.Lock()
+	defer genMu.Unlock()
+	return makeDocLocked(t, kind)
+}
+
+func makeDocLocked(t testing.TB, kind string) string {
 	t.Helper()
 	s := loadSource(t)
+	dir := genDir
+	if _, err := os.Stat(filepath.Join(dir, "ledger."+kind)); err == nil {
+		return filepath.Join(dir, "ledger."+kind)
+	}
 	md := filepath.Join(dir, "source.md")
 	if _, err := os.Stat(md); err != nil {
 		if err := os.WriteFile(md, s.markdown, 0o644); err != nil {
@@ -188,7 +216,7 @@ func makeDoc(t testing.TB, dir, kind string) string {
 		pdf := run(t, ms, "groff", "-k", "-ms", "-Tpdf", "-dpaper=a4", "-P-pa4")
 		return write(out, pdf)
 	case "scanned.pdf":
-		pdf := makeDoc(t, dir, "pdf")
+		pdf := makeDocLocked(t, "pdf")
 		prefix := filepath.Join(dir, "page")
 		run(t, nil, "pdftoppm", "-png", "-r", "60", pdf, prefix)
 		pngs, _ := filepath.Glob(prefix + "*.png")
@@ -197,7 +225,7 @@ func makeDoc(t testing.TB, dir, kind string) string {
 		}
 		run(t, nil, "img2pdf", append(pngs, "-o", out)...)
 	case "encrypted.pdf":
-		pdf := makeDoc(t, dir, "pdf")
+		pdf := makeDocLocked(t, "pdf")
 		run(t, nil, "gs", "-q", "-dNOPAUSE", "-dBATCH", "-sDEVICE=pdfwrite", "-sOwnerPassword=owner",
 			"-sUserPassword=secret", "-sOutputFile="+out, pdf)
 	default:

@@ -13,12 +13,13 @@ import (
 // Limits on zip archives (DOCX, ODT, EPUB), against archives made to
 // inflate without end (zip bombs). Real documents stay far below them: a
 // novel's EPUB has a few hundred entries and a few MiB of XHTML.
-const (
+// They are variables only so that tests can lower them.
+var (
 	maxZipEntries = 10000
 	// maxZipTotal bounds the bytes inflated from one archive.
-	maxZipTotal = 256 << 20
+	maxZipTotal int64 = 256 << 20
 	// maxZipEntry bounds the bytes inflated from one entry.
-	maxZipEntry = 128 << 20
+	maxZipEntry int64 = 128 << 20
 )
 
 // zipDoc is an opened archive with a budget of bytes to inflate.
@@ -71,7 +72,7 @@ func (z *zipDoc) readEntry(name string) ([]byte, error) {
 	if !ok {
 		return nil, corrupt(z.name, z.f, fmt.Errorf("%w %s", errNoEntry, name))
 	}
-	if file.UncompressedSize64 > maxZipEntry {
+	if file.UncompressedSize64 > uint64(maxZipEntry) {
 		return nil, fmt.Errorf("%s: %w (%s inflates to %s; at most %s)", z.name, ErrTooLarge, name,
 			humanBytes(int64(file.UncompressedSize64)), humanBytes(maxZipEntry))
 	}
@@ -80,7 +81,7 @@ func (z *zipDoc) readEntry(name string) ([]byte, error) {
 		return nil, corrupt(z.name, z.f, err)
 	}
 	defer rc.Close()
-	limit := int64(maxZipEntry)
+	limit := maxZipEntry
 	if left := maxZipTotal - z.read; left < limit {
 		limit = left
 	}
@@ -147,12 +148,12 @@ func detectZip(name string, data []byte, ext string) (Format, error) {
 	if err != nil {
 		return "", corrupt(name, "zip", err)
 	}
+	if len(z.File) > maxZipEntries {
+		return "", fmt.Errorf("%s: %w (an archive of %d entries; at most %d)", name, ErrTooLarge, len(z.File), maxZipEntries)
+	}
 	var mimetype string
 	has := map[string]bool{}
-	for i, f := range z.File {
-		if i > maxZipEntries {
-			break
-		}
+	for _, f := range z.File {
 		has[f.Name] = true
 		if f.Name == "mimetype" && f.UncompressedSize64 < 256 {
 			if rc, err := f.Open(); err == nil {
