@@ -181,7 +181,7 @@ type AnalysisPhase int
 const (
 	AnalysisReading   AnalysisPhase = iota + 1 // the file is being read
 	AnalysisAnalysing                          // the service is working
-	AnalysisFetching                           // the document named by URL is fetched for the source view
+	AnalysisFetching                           // the document named by URL is fetched, to read it or for the source view
 	AnalysisDone
 	// AnalysisSummarising: the summaries of a long document's parts are
 	// summarised into one.
@@ -417,11 +417,13 @@ func (a *Analysis) Session(in AnalysisInput, f Features) *AnalysisSession {
 // returned (0 without history).
 func (s *AnalysisSession) SessionID() int64 { return s.id.Load() }
 
-// Start checks the request, reads the document from its file if it is
-// one, records the analysis in history and sends it in the background.
-// A request the service would refuse and a document that cannot be read
-// fail Start, and nothing is saved. ctx bounds the whole session:
-// cancelling it stops the session like Stop.
+// Start checks the request, reads the document from its file, or fetches
+// it from its address to tell a web page or PDF (read here) from plain
+// text (fetched by the service), records the analysis in history and
+// sends it in the background, in parts when it is longer than one
+// request takes. A request the service would refuse and a document that
+// cannot be read or fetched fail Start, and nothing is saved. ctx bounds
+// the whole session: cancelling it stops the session like Stop.
 func (s *AnalysisSession) Start(ctx context.Context) error { return s.start(ctx, s.prepare) }
 
 func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
@@ -643,7 +645,8 @@ func (s *AnalysisSession) analyseParts(ctx context.Context, text string, opts ap
 }
 
 // Wait reads the events of a started session until the channel closes,
-// handing each phase to progress (which may be nil), and returns the
+// handing each progress event to progress (which may be nil), and
+// returns the
 // result, or why the session failed. When the analysis could not be
 // saved to history, Wait returns the result with the *SaveFailedEvent as
 // its error. It is the synchronous form of the session, for callers that
