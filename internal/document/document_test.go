@@ -40,6 +40,9 @@ func TestFormats(t *testing.T) {
 		{kind: "rtf", format: RTF, title: s.title, headings: true, paraShare: 1},
 		{kind: "pdf", format: PDF, title: strings.ReplaceAll(s.title, "’", "'"), headings: true, paraShare: 1},
 		{kind: "pandoc.pdf", format: PDF, headings: true, paraShare: 1},
+		// "flat-bottomed", broken at its hyphen in a narrow column, is
+		// taken for a word hyphenated at the line's end.
+		{kind: "2col.pdf", format: PDF, headings: true, paraShare: 0.9},
 	}
 	for _, c := range cases {
 		t.Run(c.kind, func(t *testing.T) {

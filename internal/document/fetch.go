@@ -110,13 +110,6 @@ func Fetch(ctx context.Context, client *http.Client, rawURL string) (*Fetched, e
 		if mediaType == "text/markdown" {
 			hint = hintName(hint, Markdown)
 		}
-	case mediaType == "text/html" || mediaType == "application/xhtml+xml":
-		doc, err := extractHTML(name, data, header)
-		if err != nil {
-			return nil, err
-		}
-		out.Doc = doc
-		return out, nil
 	}
 	doc, err := extract(ctx, name, hint, data, header)
 	if err != nil {

@@ -348,3 +348,8 @@ func TestCancelledAndMissingTool(t *testing.T) {
 		t.Errorf("err = %v, want a ToolMissingError naming poppler-utils", err)
 	}
 }
+
+func TestXHTMLSelfClosed(t *testing.T) {
+	page := `<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title/><script src="a.js"/></head><body><h1>One</h1><p>Text after the empty title.</p></body></html>`
+	expect(t, "ch.xhtml", page, "One", "# One", "Text after the empty title.")
+}

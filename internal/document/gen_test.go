@@ -210,6 +210,11 @@ func makeDocLocked(t testing.TB, kind string) string {
 		ms := msSource(s)
 		pdf := run(t, []byte(ms), "groff", "-k", "-ms", "-Tpdf", "-dpaper=a4", "-P-pa4")
 		return write(out, pdf)
+	case "2col.pdf":
+		// Two columns: reading order, paragraphs cut by a column break.
+		ms := strings.Replace(msSource(s), ".PP", ".2C\n.PP", 1)
+		pdf := run(t, []byte(ms), "groff", "-k", "-ms", "-Tpdf", "-dpaper=a4", "-P-pa4")
+		return write(out, pdf)
 	case "pandoc.pdf":
 		// pandoc's ms: block paragraphs with space between them.
 		ms := run(t, nil, "pandoc", "-s", md, "-t", "ms")

@@ -67,8 +67,14 @@ func parseHTML(data []byte, contentType string) (*html.Node, error) {
 	} else if decoded, err := enc.NewDecoder().Bytes(data); err == nil {
 		data = decoded
 	}
+	data = selfClosedRawText.ReplaceAll(data, []byte("<$1$2></$1>"))
 	return html.Parse(bytes.NewReader(data))
 }
+
+// selfClosedRawText matches XHTML's "<title/>" and the like: to an HTML
+// parser they open an element whose text runs to its end tag, which would
+// swallow the rest of an e-book's chapter.
+var selfClosedRawText = regexp.MustCompile(`(?i)<(title|script|style|textarea|iframe|noscript|noembed|noframes|xmp)(\s[^<>]*?)?\s*/>`)
 
 // htmlTitle returns the page's <title>, else its og:title.
 func htmlTitle(root *html.Node) string {

@@ -28,10 +28,11 @@ const minCharsPerPage = 20
 // extractPDF reads a PDF's text layer with poppler: pdfinfo for the page
 // count, encryption and title, pdftotext -bbox-layout for the words with
 // their lines, blocks and positions. Paragraphs are rebuilt from the
-// geometry (blocks, vertical gaps, first-line indents, short last lines),
-// running headers and footers (page numbers, lines repeated page after
-// page) dropped, words hyphenated at line ends joined again, and a
-// paragraph cut by a page break joined again on the page it starts.
+// geometry (blocks, vertical gaps, first-line indents, changes of type
+// size), running headers and footers (page numbers, lines repeated page
+// after page) dropped, words hyphenated at line ends joined again, and a
+// paragraph cut by a page or column break joined again; it keeps the page
+// it starts on.
 func extractPDF(ctx context.Context, name string, data []byte) (*Document, error) {
 	for _, tool := range []string{"pdftotext", "pdfinfo"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -316,6 +317,9 @@ type pdfPara struct {
 	lastFull bool
 	// firstIndented: the first line is indented against the next.
 	firstIndented bool
+	// newColumn: the paragraph starts at the top of a column after the
+	// first on its page.
+	newColumn bool
 }
 
 // pdfParagraphs rebuilds paragraphs from the lines of every page.
@@ -345,10 +349,12 @@ func pdfParagraphs(pages []pdfPage) []Paragraph {
 			}
 		}
 		for _, l := range p.lines {
-			start := cur == nil
+			start, column := cur == nil, false
 			if !start {
 				prev := cur.lines[len(cur.lines)-1]
 				start = paragraphBreak(prev, l, left[l.block], right[prev.block], bodyHeight)
+				// Up and to the right: the top of the next column.
+				column = l.y0 < prev.y0-2*bodyHeight && l.x0 > prev.x0+bodyHeight
 			}
 			if start {
 				if cur != nil {
@@ -358,7 +364,7 @@ func pdfParagraphs(pages []pdfPage) []Paragraph {
 				if lines[l.block] < 2 {
 					margin = pageLeft
 				}
-				cur = &pdfPara{page: pi + 1, firstIndented: l.x0 > margin+bodyHeight*0.8}
+				cur = &pdfPara{page: pi + 1, firstIndented: l.x0 > margin+bodyHeight*0.8, newColumn: column}
 			}
 			cur.lines = append(cur.lines, l)
 			edge := right[l.block]
@@ -382,7 +388,7 @@ func pdfParagraphs(pages []pdfPage) []Paragraph {
 		if text == "" {
 			continue
 		}
-		if last != nil && p.page > last.page && continuesAcrossPages(last, p, out[len(out)-1].Text, text, indented) {
+		if last != nil && (p.page > last.page || p.newColumn) && continuesAcrossPages(last, p, out[len(out)-1].Text, text, indented) {
 			out[len(out)-1].Text = joinText(out[len(out)-1].Text, text, vocab)
 			last = p
 			continue
@@ -448,7 +454,7 @@ func looksLikeHeading(p *pdfPara, body float64, followed bool) bool {
 	return followed && len(p.lines) == 1 && len(strings.Fields(text)) <= 12
 }
 
-// continuesAcrossPages tells a paragraph that a page break cut. In a
+// continuesAcrossPages tells a paragraph that a page or column break cut. In a
 // document whose paragraphs start indented, one whose last line ran to
 // the margin, followed by a line without an indent, goes on; otherwise a
 // paragraph that ends no sentence goes on when the next page continues in
