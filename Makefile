@@ -11,7 +11,7 @@ export CGO_ENABLED := 1
 TAGS    := $(shell sed -e 's/\#.*//' scripts/buildtags | xargs | tr ' ' ',')
 export GOFLAGS := -tags=$(TAGS)
 
-.PHONY: all setup build run serve test vet lint fmt-check bench screenshots clean
+.PHONY: all setup build run serve test vet lint fmt-check bench screenshots package clean
 
 all: build
 
@@ -41,6 +41,12 @@ lint: vet
 test: setup fmt-check lint
 	$(GO) test -race -count=1 -timeout 25m $(PKGS)
 	cd bench && $(GO) test -race -count=1 -timeout 10m ./...
+	./scripts/package-check
+
+# The Debian package, the fyne tool's tarball and the Windows build, in
+# dist/ (packaging/README.md).
+package: setup
+	./scripts/package
 
 bench: setup
 	$(GO) test -run '^$$' -bench . $(PKGS)
@@ -53,4 +59,4 @@ screenshots: setup
 	./scripts/screenshots
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
