@@ -63,6 +63,17 @@ second block</pre>
 			"Lines kept together", "until a double break.",
 			"code line one code line two", "second block")
 	})
+	t.Run("introduction beside the long part", func(t *testing.T) {
+		long := strings.Repeat("<p>"+prose+"</p>", 12)
+		page := `<html><body><div id="menu"><ul><li><a href="/">Home</a></li></ul></div><div class="container">
+<p>An introduction that says what the page is about and why one would read it, long enough to be a paragraph of prose.</p>
+<div id="docs">` + long + `</div></div></body></html>`
+		want := []string{"An introduction that says what the page is about and why one would read it, long enough to be a paragraph of prose."}
+		for i := 0; i < 12; i++ {
+			want = append(want, prose)
+		}
+		expect(t, "intro.html", page, "", want...)
+	})
 	t.Run("article", func(t *testing.T) {
 		page := `<html><body><div class="menu"><p>Menu text that is long enough to count as some prose for the page.</p></div>
 <article><h2>Storm</h2><p>` + prose + `</p></article><aside><p>Aside prose is never main text, however long it is.</p></aside></body></html>`

@@ -198,7 +198,7 @@ func shouldDrop(n *html.Node, furniture bool) bool {
 // mainContent picks the element that holds the page's main text: its
 // <main> (or role=main), else an <article> that holds most of the text,
 // else the smallest element that holds at least four fifths of the text
-// outside links.
+// outside links, widened to take in paragraphs of prose beside it.
 func mainContent(body *html.Node) *html.Node {
 	prose := map[*html.Node]int{}
 	proseLens(body, prose)
@@ -239,10 +239,46 @@ func mainContent(body *html.Node) *html.Node {
 			}
 		}
 		if next == nil {
-			return cur
+			break
 		}
 		cur = next
 	}
+	// Widen to the parent while a sibling holds a paragraph of prose:
+	// an introduction beside the long part is main text too.
+	for cur != body && cur.Parent != nil {
+		widen := false
+		for c := cur.Parent.FirstChild; c != nil && !widen; c = c.NextSibling {
+			widen = c != cur && c.Type == html.ElementNode && hasProseParagraph(c, prose)
+		}
+		if !widen {
+			break
+		}
+		cur = cur.Parent
+	}
+	return cur
+}
+
+// minProseParagraph is the text outside links, in bytes, of a paragraph
+// that counts as prose rather than a caption or a link with a few words.
+const minProseParagraph = 100
+
+// hasProseParagraph reports a <p> or <blockquote> under n with at least
+// minProseParagraph bytes of text, hardly any of it in links.
+func hasProseParagraph(n *html.Node, prose map[*html.Node]int) bool {
+	found := false
+	walkElements(n, func(c *html.Node) bool {
+		if found {
+			return false
+		}
+		if c.DataAtom == atom.P || c.DataAtom == atom.Blockquote {
+			if p := prose[c]; p >= minProseParagraph && linkDensity(c) < 0.25 {
+				found = true
+			}
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // proseLens records for n and every element under it the bytes of text
