@@ -144,6 +144,7 @@ func openAppData(ctx context.Context, log *slog.Logger) (*appData, error) {
 		Microphones: sessions.DeviceMicrophones{},
 		Speakers:    sessions.DeviceSpeakers{},
 		Logger:      log,
+		UserAgent:   "earshot/" + buildInfo().Version,
 	}
 	local := newLocalEngine(log)
 	local.wire(&cfg)

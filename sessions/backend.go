@@ -204,11 +204,12 @@ type Connection struct {
 // Connect builds the connection the settings ask for. With no backend
 // chosen, a key means the hosted service and no key the local engine.
 func Connect(s store.Settings, key api.Secret, local LocalEngine, log *slog.Logger) (*Connection, error) {
-	return connect(s, key, local, log, nil)
+	return connect(s, key, local, log, nil, "")
 }
 
-// connect is Connect with an observer of the wire (nil for none).
-func connect(s store.Settings, key api.Secret, local LocalEngine, log *slog.Logger, wire api.WireObserver) (*Connection, error) {
+// connect is Connect with an observer of the wire (nil for none) and the
+// User-Agent ("" for "earshot").
+func connect(s store.Settings, key api.Secret, local LocalEngine, log *slog.Logger, wire api.WireObserver, userAgent string) (*Connection, error) {
 	kind := s.Backend
 	if kind == "" {
 		kind = BackendLocal
@@ -216,7 +217,10 @@ func connect(s store.Settings, key api.Secret, local LocalEngine, log *slog.Logg
 			kind = BackendHosted
 		}
 	}
-	cfg := api.Config{Logger: log, UserAgent: "earshot/0.1", Wire: wire}
+	if userAgent == "" {
+		userAgent = "earshot"
+	}
+	cfg := api.Config{Logger: log, UserAgent: userAgent, Wire: wire}
 	conn := &Connection{Kind: kind}
 	switch kind {
 	case BackendLocal:

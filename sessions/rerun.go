@@ -320,7 +320,7 @@ func (w *Workspace) rerunConnection(s store.Settings, opts RerunOptions) (*Conne
 		}
 		key = k
 	}
-	return connect(s, key, w.cfg.Local, w.log, w.inspector)
+	return connect(s, key, w.cfg.Local, w.log, w.inspector, w.cfg.UserAgent)
 }
 
 // modelNameOf is the name of the model that answered, from model_info.

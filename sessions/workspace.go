@@ -48,6 +48,9 @@ type WorkspaceConfig struct {
 	// Speakers, when nil, means syntheses are kept but not played.
 	Speakers Speakers
 	Logger   *slog.Logger
+	// UserAgent names Earshot and its version to the service, as
+	// "earshot/0.2.0"; "" is "earshot".
+	UserAgent string
 }
 
 // Workspace is what the app's views drive: the service chosen in the
@@ -165,7 +168,7 @@ func (w *Workspace) Connection(ctx context.Context) (*Connection, error) {
 		if err != nil && s.Backend != BackendLocal {
 			return nil, fmt.Errorf("read the API key: %w", err)
 		}
-		conn, err = connect(s, key, w.cfg.Local, w.log, w.inspector)
+		conn, err = connect(s, key, w.cfg.Local, w.log, w.inspector, w.cfg.UserAgent)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -232,6 +234,35 @@ func TestWorkspaceWithoutLocalEngine(t *testing.T) {
 				t.Fatalf("Connection: %v, %+v; want the %s backend", err, conn, tc.kind)
 			}
 		})
+	}
+}
+
+// TestWorkspaceUserAgent: requests name Earshot and its version as the
+// workspace was given them.
+func TestWorkspaceUserAgent(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 10*time.Second)
+	agents := make(chan string, 16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		agents <- r.UserAgent()
+		http.Error(w, `{"err_code":"INVALID_AUTH","err_msg":"no"}`, http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	w, err := sessions.NewWorkspace(sessions.WorkspaceConfig{History: openDB(t),
+		Keys: sessions.NewKeys(&store.Memory{}, envWith("a-key")), UserAgent: "earshot/9.8.7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := store.DefaultSettings()
+	s.Backend, s.CustomURL = sessions.BackendCustom, srv.URL
+	if err := w.SaveSettings(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Info(ctx); err == nil {
+		t.Fatal("Info succeeded against a server that refuses every key")
+	}
+	if got := <-agents; got != "earshot/9.8.7" {
+		t.Errorf("User-Agent %q, want earshot/9.8.7", got)
 	}
 }
 
