@@ -26,8 +26,8 @@ const maxRedirects = 10
 type Fetched struct {
 	// Doc is the extracted document.
 	Doc *Document
-	// PlainURL is true when the URL answered plain text, which the
-	// service can fetch by its url itself.
+	// PlainURL is true when the URL answered text/plain, which the
+	// service can fetch by its url itself; Doc holds its text as well.
 	PlainURL bool
 	// ContentType is the media type the server named, without parameters.
 	ContentType string
@@ -104,13 +104,9 @@ func Fetch(ctx context.Context, client *http.Client, rawURL string) (*Fetched, e
 	if f, ok := formatOfMediaType(mediaType); ok {
 		hint = hintName(hint, f)
 	}
-	switch {
-	case mediaType == "text/plain" || mediaType == "text/markdown":
-		out.PlainURL = true
-		if mediaType == "text/markdown" {
-			hint = hintName(hint, Markdown)
-		}
-	}
+	// Only text/plain: the service fetches a url only when it points to a
+	// plain-text document (service-interface.md 4.6).
+	out.PlainURL = mediaType == "text/plain"
 	doc, err := extract(ctx, name, hint, data, header)
 	if err != nil {
 		return nil, err
@@ -142,17 +138,23 @@ func formatOfMediaType(t string) (Format, bool) {
 	return "", false
 }
 
-// hintName gives name the extension of format f when it has none.
+// hintName gives name the extension of format f, which the server named:
+// "page.php" served as text/html is a web page. Markdown served as
+// text/plain (as code hosts serve it) keeps its extension.
 func hintName(name string, f Format) string {
-	if path.Ext(name) != "" {
-		return name
+	ext := path.Ext(name)
+	if f == Text {
+		switch strings.ToLower(ext) {
+		case ".md", ".markdown", ".mdown", ".mkd":
+			return name
+		}
 	}
-	ext := map[Format]string{PDF: ".pdf", DOCX: ".docx", ODT: ".odt", EPUB: ".epub", RTF: ".rtf",
+	want := map[Format]string{PDF: ".pdf", DOCX: ".docx", ODT: ".odt", EPUB: ".epub", RTF: ".rtf",
 		HTML: ".html", Markdown: ".md", Text: ".txt"}[f]
 	if name == "" || name == "/" || name == "." {
 		name = "document"
 	}
-	return name + ext
+	return strings.TrimSuffix(name, ext) + want
 }
 
 // fetchError says plainly why a fetch failed: time, the network, or the

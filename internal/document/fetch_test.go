@@ -47,6 +47,8 @@ func TestFetch(t *testing.T) {
 	serve("/download", "application/octet-stream", pdf)
 	serve("/scan.pdf", "application/pdf", scanned)
 	serve("/ledger.txt", "text/plain; charset=utf-8", plain)
+	serve("/notes.md", "text/plain; charset=utf-8", []byte("# Notes\n\nA line."))
+	serve("/page.php", "text/html", []byte("<div><p>Served by a script.</p></div>"))
 	mux.HandleFunc("/missing", http.NotFound)
 	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/loop", http.StatusFound)
@@ -130,6 +132,25 @@ func TestFetch(t *testing.T) {
 		}
 		if !f.PlainURL || f.ContentType != "text/plain" || f.Doc == nil || f.Doc.Format != Text {
 			t.Errorf("fetched %+v", f)
+		}
+	})
+
+	t.Run("markdown as plain text", func(t *testing.T) {
+		f, err := Fetch(ctx, nil, srv.URL+"/notes.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.PlainURL || f.Doc.Format != Markdown || f.Doc.Title != "Notes" {
+			t.Errorf("plain %v format %s title %q", f.PlainURL, f.Doc.Format, f.Doc.Title)
+		}
+	})
+	t.Run("the server's type over the name", func(t *testing.T) {
+		f, err := Fetch(ctx, nil, srv.URL+"/page.php")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc.Format != HTML || f.Doc.Text() != "Served by a script." {
+			t.Errorf("format %s text %q", f.Doc.Format, f.Doc.Text())
 		}
 	})
 
