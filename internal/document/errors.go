@@ -3,6 +3,7 @@ package document
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors, to be matched with errors.Is. The errors Extract,
@@ -86,6 +87,10 @@ func tooLarge(name string, size int64, limit int64) error {
 
 // corrupt says a document cannot be parsed, with the parser's reason.
 func corrupt(name string, f Format, err error) error {
+	if strings.HasPrefix(err.Error(), string(f)+":") {
+		// The parser names the format already ("html: ...").
+		return fmt.Errorf("%s: %w (%w)", name, ErrCorrupt, err)
+	}
 	return fmt.Errorf("%s: %w (%s: %w)", name, ErrCorrupt, f, err)
 }
 

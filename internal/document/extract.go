@@ -90,6 +90,13 @@ func ReadFile(ctx context.Context, path string) (*Document, error) {
 	return Extract(ctx, name, data)
 }
 
+// Extensions returns the file name extensions of the documents Extract
+// reads, lower case with the dot, for file dialogs and drop targets.
+func Extensions() []string {
+	return []string{".pdf", ".docx", ".odt", ".epub", ".rtf", ".html", ".htm", ".xhtml", ".txt", ".text",
+		".md", ".markdown"}
+}
+
 // Detect tells the format of a document from its content, with name's
 // extension as a hint; it returns an *UnsupportedError for the kinds of
 // file it recognises but cannot read.

@@ -364,3 +364,28 @@ func TestXHTMLSelfClosed(t *testing.T) {
 	page := `<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title/><script src="a.js"/></head><body><h1>One</h1><p>Text after the empty title.</p></body></html>`
 	expect(t, "ch.xhtml", page, "One", "# One", "Text after the empty title.")
 }
+
+// TestDeepNesting: the HTML parser refuses more than 512 open elements,
+// so no reader recurses without bound.
+func TestDeepNesting(t *testing.T) {
+	page := "<html><body>" + strings.Repeat("<div>", 100000) + "text</body></html>"
+	_, err := Extract(context.Background(), "deep.html", []byte(page))
+	if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "html: html:") {
+		t.Errorf("err = %v, want ErrCorrupt naming html once", err)
+	}
+	rtf := strings.Repeat("{", 100000) + `\rtf1 deep` + strings.Repeat("}", 100000)
+	if _, err := Extract(context.Background(), "deep.rtf", []byte(`{\rtf1 `+rtf+`}`)); err != nil {
+		t.Errorf("deep RTF: %v", err)
+	}
+}
+
+func TestExtensions(t *testing.T) {
+	for _, ext := range Extensions() {
+		if !strings.HasPrefix(ext, ".") || strings.ToLower(ext) != ext {
+			t.Errorf("extension %q", ext)
+		}
+	}
+	if f, err := Detect("a.markdown", []byte("# x")); err != nil || f != Markdown {
+		t.Errorf("Detect = %v, %v", f, err)
+	}
+}
