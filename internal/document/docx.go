@@ -265,6 +265,11 @@ func coreTitle(z *zipDoc, part string) string {
 	if err != nil {
 		return ""
 	}
+	return xmlTitle(data)
+}
+
+// xmlTitle returns the text of the first dc:title element.
+func xmlTitle(data []byte) string {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	in := false
 	var b strings.Builder
@@ -275,11 +280,11 @@ func coreTitle(z *zipDoc, part string) string {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if t.Name.Local == "title" {
+			if t.Name.Local == "title" && t.Name.Space == "dc" {
 				in = true
 			}
 		case xml.EndElement:
-			if in && t.Name.Local == "title" {
+			if in && t.Name.Local == "title" && t.Name.Space == "dc" {
 				return clean(b.String())
 			}
 		case xml.CharData:

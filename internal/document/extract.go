@@ -122,6 +122,10 @@ func detect(name string, data []byte) (Format, error) {
 		return RTF, nil
 	case bytes.HasPrefix(data, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")):
 		switch ext {
+		case ".docx", ".xlsx", ".pptx", ".odt":
+			// Office keeps a password-protected document in an OLE
+			// container around the encrypted package.
+			return "", fmt.Errorf("%s: %w", name, ErrEncrypted)
 		case ".xls":
 			return unsupported("a legacy Excel spreadsheet (.xls)", "")
 		case ".ppt":
@@ -140,6 +144,15 @@ func detect(name string, data []byte) (Format, error) {
 	}
 	if looksHTML(low) || ext == ".html" || ext == ".htm" || ext == ".xhtml" {
 		return HTML, nil
+	}
+	if strings.HasPrefix(low, "<?xml") || strings.HasPrefix(low, "<svg") {
+		switch {
+		case strings.Contains(low, "<office:document") && strings.Contains(low, "opendocument.text"):
+			return ODT, nil // flat OpenDocument (.fodt): content.xml as one file
+		case strings.Contains(low, "<svg"):
+			return unsupported("an image (SVG)", "")
+		}
+		return unsupported("an XML file", "open it in the program that made it and save it as PDF or text")
 	}
 	if isBinary(data) {
 		return unsupported("a binary file", "")

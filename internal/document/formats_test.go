@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"hash/crc32"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -387,5 +388,62 @@ func TestExtensions(t *testing.T) {
 	}
 	if f, err := Detect("a.markdown", []byte("# x")); err != nil || f != Markdown {
 		t.Errorf("Detect = %v, %v", f, err)
+	}
+}
+
+// TestFlatODT reads a flat OpenDocument text (.fodt), assembled from the
+// parts of pandoc's ODT as an office suite writes one: the meta and the
+// content in a single office:document.
+func TestFlatODT(t *testing.T) {
+	s := loadSource(t)
+	data, err := os.ReadFile(makeDoc(t, "odt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := func(name string) string {
+		f, err := r.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	content, meta := part("content.xml"), part("meta.xml")
+	metaBody := meta[strings.Index(meta, "<office:meta>") : strings.Index(meta, "</office:meta>")+len("</office:meta>")]
+	flat := strings.Replace(content, "<office:document-content ", `<office:document office:mimetype="application/vnd.oasis.opendocument.text" `, 1)
+	flat = strings.Replace(flat, "</office:document-content>", "</office:document>", 1)
+	if i := strings.Index(flat, "<office:automatic-styles"); i >= 0 {
+		flat = flat[:i] + metaBody + flat[i:]
+	}
+	doc, err := Extract(context.Background(), "ledger.fodt", []byte(flat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Format != ODT || doc.Title != s.title {
+		t.Errorf("format %s title %q", doc.Format, doc.Title)
+	}
+	if o := overlap(s.text, doc.Text()); o < 0.95 {
+		t.Errorf("word overlap %.3f", o)
+	}
+	var u *UnsupportedError
+	if _, err := Extract(context.Background(), "data.xml", []byte(`<?xml version="1.0"?><records><r>1</r></records>`)); !errors.As(err, &u) {
+		t.Errorf("other XML: err = %v, want an UnsupportedError", err)
+	}
+}
+
+// TestEncryptedOffice: Office wraps a password-protected .docx in an OLE
+// container, which must not be called a legacy .doc.
+func TestEncryptedOffice(t *testing.T) {
+	ole := []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + strings.Repeat("\x00", 504))
+	if _, err := Extract(context.Background(), "secret.docx", ole); !errors.Is(err, ErrEncrypted) {
+		t.Errorf("err = %v, want ErrEncrypted", err)
 	}
 }

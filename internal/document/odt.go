@@ -15,6 +15,9 @@ import (
 // tables and frames included; notes' citations, annotations and tracked
 // deletions left out.
 func extractODT(ctx context.Context, name string, data []byte) (*Document, error) {
+	if !bytes.HasPrefix(data, []byte("PK")) {
+		return extractFlatODT(name, data)
+	}
 	z, err := openZip(name, ODT, data)
 	if err != nil {
 		return nil, err
@@ -38,6 +41,22 @@ func extractODT(ctx context.Context, name string, data []byte) (*Document, error
 		return nil, corrupt(name, ODT, err)
 	}
 	title := coreTitle(z, "meta.xml")
+	if title == "" {
+		title = titleStyle
+	}
+	return finish(name, ODT, title, paras)
+}
+
+// extractFlatODT reads a flat OpenDocument text (.fodt): styles, meta
+// and content in one XML file.
+func extractFlatODT(name string, data []byte) (*Document, error) {
+	parents := map[string]string{}
+	odtStyleParents(data, parents)
+	paras, titleStyle, err := odtParagraphs(data, parents)
+	if err != nil {
+		return nil, corrupt(name, ODT, err)
+	}
+	title := xmlTitle(data)
 	if title == "" {
 		title = titleStyle
 	}
