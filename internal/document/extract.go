@@ -94,7 +94,7 @@ func ReadFile(ctx context.Context, path string) (*Document, error) {
 // reads, lower case with the dot, for file dialogs and drop targets.
 func Extensions() []string {
 	return []string{".pdf", ".docx", ".odt", ".epub", ".rtf", ".html", ".htm", ".xhtml", ".txt", ".text",
-		".md", ".markdown"}
+		".md", ".markdown", ".fodt"}
 }
 
 // Detect tells the format of a document from its content, with name's
