@@ -20,7 +20,7 @@ import (
 
 // Words and limits of the Analyze tab.
 const (
-	analyzeHint = "Paste a document, open a text or Markdown file, or give the address of a plain-text document, then press Analyze (Ctrl+Enter)."
+	analyzeHint = "Paste a document, open a file (PDF, Word, OpenDocument, web page, e-book, RTF, text) or drop one on the window, or give the address of a web page or PDF, then press Analyze (Ctrl+Enter)."
 	// analyzeHistoryLen bounds the past analyses listed.
 	analyzeHistoryLen = 200
 )
@@ -28,8 +28,9 @@ const (
 // analyzeShortcut runs an analysis; exportShortcut (Ctrl+E) exports it.
 var analyzeShortcut = ctrl(fyne.KeyReturn)
 
-// textExtensions are the files the Open dialog of the Analyze tab offers.
-var textExtensions = []string{".txt", ".md", ".markdown", ".text"}
+// documentExtensions are the files the Open dialog of the Analyze tab
+// offers: every format package document reads.
+var documentExtensions = []string{".pdf", ".docx", ".odt", ".html", ".htm", ".xhtml", ".epub", ".rtf", ".txt", ".md", ".markdown", ".text"}
 
 // highlightStyle marks the passage chosen in the source text.
 var highlightStyle = widget.RichTextStyle{
@@ -45,7 +46,12 @@ type analyzeTab struct {
 	ui  lazyTab // its widgets, built when the tab is first shown
 
 	input      *docField
-	part       *widget.Button // offers the first part of a document too long
+	info       *widget.Label // the source's format and pages, and how it was analysed
+	fetch      *widget.Button
+	parts      *widget.ProgressBar // the part being analysed, of a long document
+	pageList   *pageLinks
+	results    *fyne.Container // the panel, with the passages by page for a paged source
+	part       *widget.Button  // offers the first part of a document too long
 	pages      *pager
 	url        *boundedEntry
 	openFile   *widget.Button
@@ -65,16 +71,21 @@ type analyzeTab struct {
 	remove     *widget.Button
 	status     *widget.Label
 
-	file     string // the file chosen, until the text is edited
-	last     sessions.AnalysisInput
-	lastName string
-	tooLong  *sessions.TooLongError // the last run's refusal, offering a part
-	auto     bool                   // the analysis under way is Options.AutoAnalyze's
-	job      *analysisJob
-	shown    *sessions.AnalysisResult
-	past     []store.Session
-	selected int // index in past, -1 for none
-	settings store.Settings
+	opened  *openedDoc // the document read from a file or fetched, shown in the input
+	filling bool       // the input is being set, not edited
+	edited  string     // the run sends the edited text of this document
+	// whenShown, when not nil, is told once how the document
+	// AnalyzeDocument opens ends: shown analysed, or why not.
+	whenShown func(error)
+	last      sessions.AnalysisInput
+	lastName  string
+	tooLong   *sessions.TooLongError // the last run's refusal, offering a part
+	auto      bool                   // the analysis under way is Options.AutoAnalyze's
+	job       *analysisJob
+	shown     *sessions.AnalysisResult
+	past      []store.Session
+	selected  int // index in past, -1 for none
+	settings  store.Settings
 }
 
 // analysisJob is an analysis under way.
@@ -87,7 +98,7 @@ func newAnalyzeTab(a *App) *analyzeTab {
 func (t *analyzeTab) buildUI() fyne.CanvasObject {
 	t.input = newDocField(sessions.MaxAnalysisBytes, "Pasted text", t.setStatus)
 	t.input.entry.SetPlaceHolder(analyzeHint)
-	t.input.changed = func() { t.file = ""; t.updateControls() }
+	t.input.changed = t.onInputChanged
 	t.input.overMost = func(text string) (string, string) {
 		return "", fmt.Sprintf("Not pasted: the text is %s, and Earshot analyses documents of up to %d MB. Save it as a file and analyse part of it.",
 			megabytes(int64(len(text))), sessions.MaxAnalysisBytes>>20)
@@ -97,9 +108,10 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 	t.url = newBoundedEntry(shortLimit, func(p string) {
 		t.setStatus(tooLongWords("The address field", len(p), shortLimit), widget.WarningImportance)
 	})
-	t.url.SetPlaceHolder("https://… address of a plain-text document")
+	t.url.SetPlaceHolder("https://… address of a web page, a PDF or a text")
 	t.url.OnChanged = func(string) { t.updateControls() }
-	t.url.OnSubmitted = func(string) { t.onAnalyze() }
+	t.url.OnSubmitted = func(string) { t.onFetch() }
+	t.fetch = widget.NewButtonWithIcon("Fetch", theme.DownloadIcon(), t.onFetch)
 	t.openFile = widget.NewButtonWithIcon("Open file…", theme.FolderOpenIcon(), t.onOpenFile)
 	t.checks = newIntelChecks(t.onFeaturesChanged)
 	t.analyze = widget.NewButtonWithIcon("Analyze", theme.SearchIcon(), t.onAnalyze)
@@ -110,9 +122,15 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 	t.busy = widget.NewProgressBarInfinite()
 	t.busy.Stop()
 	t.busy.Hide()
+	t.parts = widget.NewProgressBar()
+	t.parts.Hide()
 
 	t.title = widget.NewLabelWithStyle("Document", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	t.title.Truncation = fyne.TextTruncateEllipsis
+	t.info = widget.NewLabel("")
+	t.info.SizeName = theme.SizeNameCaptionText
+	t.info.Truncation = fyne.TextTruncateEllipsis
+	t.info.Hide()
 	t.source = widget.NewRichText()
 	t.source.Wrapping = fyne.TextWrapWord
 	t.sourceBox = container.NewVScroll(t.source)
@@ -121,6 +139,7 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 	t.inputStack = container.NewStack(t.input.box, container.NewBorder(nil, t.pages.bar, nil, nil, t.sourceBox))
 
 	t.panel = newIntelPanel(t.showPassage)
+	t.pageList = newPageLinks(t.showPage, t.showPassage)
 	t.history = widget.NewList(
 		func() int { return len(t.past) },
 		func() fyne.CanvasObject {
@@ -157,16 +176,17 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 	// Two rows: in one, at 800 pixels wide, the toggles and buttons ran
 	// over the address field.
 	toolbar := container.NewVBox(
-		container.NewBorder(nil, nil, container.NewHBox(t.openFile, widget.NewLabel("or URL")), container.NewHBox(t.analyze, t.cancel, t.export), t.url),
+		container.NewBorder(nil, nil, container.NewHBox(t.openFile, widget.NewLabel("or URL")), container.NewHBox(t.fetch, t.analyze, t.cancel, t.export), t.url),
 		container.NewHBox(t.checks.box))
-	doc := container.NewBorder(container.NewBorder(nil, nil, nil, t.edit, t.title), nil, nil, nil, t.inputStack)
-	results := container.NewBorder(container.NewHBox(heading("Analysis")), nil, nil, nil, t.panel.buildUI())
+	doc := container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, t.edit, t.title), t.info), nil, nil, nil, t.inputStack)
+	t.results = t.pageList.wrap(t.panel.buildUI())
+	results := container.NewBorder(container.NewHBox(heading("Analysis")), nil, nil, nil, t.results)
 	past := container.NewBorder(heading("Past analyses"), container.NewHBox(t.reopen, t.remove), nil, nil, t.history)
 	right := container.NewHSplit(container.NewPadded(results), container.NewPadded(past))
 	right.Offset = 0.72
 	split := container.NewHSplit(container.NewPadded(doc), right)
 	split.Offset = 0.42
-	statusBar := container.NewBorder(nil, nil, nil, container.NewHBox(t.part, container.New(widthLayout{width: 200}, t.busy)), t.status)
+	statusBar := container.NewBorder(nil, nil, nil, container.NewHBox(t.part, container.New(widthLayout{width: 200}, container.NewStack(t.busy, t.parts))), t.status)
 	t.updateControls()
 	return container.NewBorder(
 		container.NewVBox(container.NewPadded(toolbar), widget.NewSeparator()),
@@ -206,7 +226,7 @@ func analysisWords(err error, who string) string {
 	case errors.Is(err, sessions.ErrNoInput):
 		return "Give one document: paste text, open a file, or type an address — not more than one."
 	case errors.Is(err, sessions.ErrNotText):
-		return "This is not a text document: Earshot analyses UTF-8 text (.txt or .md) of up to 10 MB."
+		return "Earshot cannot analyse this as text: it reads PDF, Word (.docx), OpenDocument (.odt), web pages, EPUB e-books, RTF, Markdown and plain text, of up to 10 MB of text."
 	}
 	return plainError(err)
 }
@@ -214,10 +234,11 @@ func analysisWords(err error, who string) string {
 // updateControls enables what can be done now.
 func (t *analyzeTab) updateControls() {
 	busy := t.job != nil
-	hasInput := strings.TrimSpace(t.input.Text()) != "" || strings.TrimSpace(t.url.Text) != "" || t.file != ""
+	hasInput := strings.TrimSpace(t.input.Text()) != "" || strings.TrimSpace(t.url.Text) != ""
 	enable(t.analyze, !busy && hasInput && t.checks.features().Any())
 	enable(t.cancel, busy && !t.job.cancelled)
 	enable(t.openFile, !busy)
+	enable(t.fetch, !busy && strings.TrimSpace(t.url.Text) != "")
 	enable(t.url, !busy)
 	t.input.enable(!busy)
 	enable(t.part, !busy)
@@ -244,20 +265,12 @@ func (t *analyzeTab) onFeaturesChanged() {
 		func(err error) { t.showError("save the analysis toggles", err) })
 }
 
-// onOpenFile asks for a text file to analyse.
+// onOpenFile asks for a document to analyse.
 func (t *analyzeTab) onOpenFile() {
 	if t.job != nil {
 		return
 	}
-	t.app.openLocalFile("a document to analyse", textExtensions, t.chooseFile)
-}
-
-// chooseFile analyses the file at path.
-func (t *analyzeTab) chooseFile(path string) {
-	t.url.SetText("")
-	t.input.SetText("")
-	t.file = path
-	t.run(sessions.AnalysisInput{Path: path}, filepath.Base(path))
+	t.app.openLocalFile("a document to analyse", documentExtensions, func(path string) { t.openPath(path, nil) })
 }
 
 // onAnalyze analyses what was given (Ctrl+Enter).
@@ -265,25 +278,15 @@ func (t *analyzeTab) onAnalyze() {
 	if t.job != nil || t.analyze.Disabled() {
 		return
 	}
-	var in sessions.AnalysisInput
-	name := "the text"
-	switch {
-	case strings.TrimSpace(t.url.Text) != "" && strings.TrimSpace(t.input.Text()) != "":
-		t.setStatus(analysisWords(sessions.ErrNoInput, ""), widget.WarningImportance)
+	in, name, edited, err := t.given()
+	if err != nil {
+		t.setStatus(analysisWords(err, ""), widget.WarningImportance)
 		return
-	case strings.TrimSpace(t.url.Text) != "":
-		in.URL = strings.TrimSpace(t.url.Text)
-		name = "the document"
-	case t.input.Held():
-		in.Text = t.input.Text()
-		name = "the pasted text"
-	case t.file != "":
-		in.Path = t.file
-		name = filepath.Base(t.file)
-	default:
-		in.Text = t.input.Text()
 	}
 	t.run(in, name)
+	if t.job != nil {
+		t.edited = edited
+	}
 }
 
 // run analyses in off the UI goroutine, with progress and Cancel.
@@ -292,19 +295,13 @@ func (t *analyzeTab) run(in sessions.AnalysisInput, name string) {
 	ctx, cancel := context.WithCancel(t.app.ctx)
 	job := &analysisJob{cancellable{cancel: cancel}}
 	t.job = job
-	t.last, t.lastName, t.tooLong = in, name, nil
+	t.last, t.lastName, t.tooLong, t.edited = in, name, nil, ""
 	t.part.Hide()
 	t.busy.Show()
 	t.busy.Start()
 	t.setStatus("Analysing "+name+"…", widget.MediumImportance)
 	t.updateControls()
-	fetching := func() {
-		t.app.onUI(func() {
-			if t.job == job && !job.cancelled {
-				t.setStatus("Fetching the document to show it…", widget.MediumImportance)
-			}
-		})
-	}
+	relay := &analysisRelay{onUI: t.app.onUI, show: func(ev sessions.AnalysisProgressEvent) { t.showProgress(job, ev) }}
 	started := t.app.goAsync(func(context.Context) {
 		defer cancel()
 		var end analysisEnd
@@ -312,7 +309,7 @@ func (t *analyzeTab) run(in sessions.AnalysisInput, name string) {
 		if err != nil {
 			end.err = err
 		} else {
-			end = followAnalysis(s, fetching)
+			end = followAnalysis(s, relay.report)
 		}
 		t.app.onUI(func() { t.done(job, name, end) })
 	})
@@ -333,17 +330,15 @@ type analysisEnd struct {
 }
 
 // followAnalysis reads the events of an analysis until they close, off
-// the UI goroutine, calling fetching when the document named by URL is
-// fetched for the source view, and returns how it ended. Cancelling the
+// the UI goroutine, handing each phase and part reached to progress
+// (which must not block), and returns how it ended. Cancelling the
 // context it was started with stops it.
-func followAnalysis(s *sessions.AnalysisSession, fetching func()) analysisEnd {
+func followAnalysis(s *sessions.AnalysisSession, progress func(sessions.AnalysisProgressEvent)) analysisEnd {
 	var end analysisEnd
 	for ev := range s.Events() {
 		switch ev := ev.(type) {
 		case *sessions.AnalysisProgressEvent:
-			if ev.Phase == sessions.AnalysisFetching {
-				fetching()
-			}
+			progress(*ev)
 		case *sessions.SaveFailedEvent:
 			if end.unsaved == nil {
 				end.unsaved = ev
@@ -371,11 +366,13 @@ func (t *analyzeTab) done(job *analysisJob, name string, end analysisEnd) {
 	}
 	t.busy.Stop()
 	t.busy.Hide()
+	t.parts.Hide()
 	t.app.historyChanged(store.KindAnalysis)
 	t.updateControls()
 	err := end.err
-	auto := t.auto
-	if auto {
+	defer func() { t.tell(err) }()
+	auto := t.auto || t.whenShown != nil
+	if t.auto {
 		t.auto = false
 		defer func() { t.app.loaded(partAuto, err) }()
 	}
@@ -397,7 +394,11 @@ func (t *analyzeTab) done(job *analysisJob, name string, end analysisEnd) {
 		// Show what a click on a result does.
 		t.panel.selectFirst()
 	}
-	done := sentence("Analysed " + res.Title)
+	done := "Analysed " + res.Title
+	if n := res.PartCount(); n > 1 {
+		done += fmt.Sprintf(" in %d parts", n)
+	}
+	done = sentence(done)
 	if u := end.unsaved; u != nil {
 		t.app.log.Warn("save an analysis", "what", u.What, "err", u.Err)
 		t.setStatus(done+" "+plainError(u), widget.WarningImportance)
@@ -416,6 +417,8 @@ func (t *analyzeTab) showResult(res *sessions.AnalysisResult) {
 		summary = r.Summary.Text
 	}
 	t.panel.show(summary, r.Sentiments, r.Topics, r.Intents)
+	t.pageList.show(res, t.panel)
+	t.showResultInfo(res)
 	t.pages.set(res.Text)
 	t.showSource(res, nil)
 	t.input.box.Hide()
@@ -439,9 +442,14 @@ func (t *analyzeTab) showSource(res *sessions.AnalysisResult, hl *sessions.Span)
 		t.source.Refresh()
 		return
 	}
+	paged := len(t.pageList.starts) > 0
 	if hl == nil || hl.Start < 0 || hl.End > len(text) || hl.Start >= hl.End {
 		from, to := t.pages.span()
-		t.source.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: text[from:to], Style: widget.RichTextStyleInline}}
+		if paged {
+			t.source.Segments = t.pagedSegments(text, from, to, nil, 0)
+		} else {
+			t.source.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: text[from:to], Style: widget.RichTextStyleInline}}
+		}
 		t.source.Refresh()
 		t.sourceBox.ScrollToTop()
 		return
@@ -449,17 +457,18 @@ func (t *analyzeTab) showSource(res *sessions.AnalysisResult, hl *sessions.Span)
 	t.pages.showOffset(hl.Start)
 	from, to := t.pages.span()
 	start, end := hl.Start, min(hl.End, to)
-	t.source.Segments = []widget.RichTextSegment{
-		&widget.TextSegment{Text: text[from:start], Style: widget.RichTextStyleInline},
-		&widget.TextSegment{Text: text[start:end], Style: highlightStyle},
-		&widget.TextSegment{Text: text[end:to], Style: widget.RichTextStyleInline},
+	if paged {
+		t.source.Segments = t.pagedSegments(text, from, to, hl, 0)
+	} else {
+		t.source.Segments = []widget.RichTextSegment{
+			&widget.TextSegment{Text: text[from:start], Style: widget.RichTextStyleInline},
+			&widget.TextSegment{Text: text[start:end], Style: highlightStyle},
+			&widget.TextSegment{Text: text[end:to], Style: widget.RichTextStyleInline},
+		}
 	}
 	t.source.Refresh()
-	// Scroll so the passage is in the upper third of the view, by its
-	// place in the page (lines wrap, so this is close, not exact).
-	full := t.source.MinSize().Height
-	y := full*float32(start-from)/float32(max(to-from, 1)) - t.sourceBox.Size().Height/3
-	t.sourceBox.ScrollToOffset(fyne.NewPos(0, max(y, 0)))
+	// Scroll so the passage is in the upper third of the view.
+	t.scrollSourceTo(from, to, start)
 }
 
 // showPassage highlights the passage of a chosen segment.
@@ -475,7 +484,11 @@ func (t *analyzeTab) showPassage(s intelSegment) {
 		t.showSource(res, nil)
 		return
 	}
-	t.panel.setSelected(desc + fmt.Sprintf(": words %d–%d.", max(s.startWord, 0)+1, min(s.endWord, res.Words().Len()-1)+1))
+	where := fmt.Sprintf(": words %d–%d", max(s.startWord, 0)+1, min(s.endWord, res.Words().Len()-1)+1)
+	if p := res.PageOf(s.startWord); p > 0 {
+		where += fmt.Sprintf(", p. %d", p)
+	}
+	t.panel.setSelected(desc + where + ".")
 	t.showSource(res, &sp)
 }
 
@@ -493,6 +506,7 @@ func (t *analyzeTab) onEdit() {
 	}
 	t.sourceBox.Hide()
 	t.input.box.Show()
+	t.showInputInfo()
 	t.updateControls()
 }
 
@@ -674,7 +688,7 @@ func (c *intelChecks) set(f sessions.Features) {
 // Options.AutoAnalyze; OnReady waits for the result.
 func (t *analyzeTab) autoAnalyze(text string) {
 	t.auto = true
-	t.input.SetText(text)
+	t.setInput(text, nil)
 	t.checks.set(sessions.AllFeatures())
 	t.run(sessions.AnalysisInput{Text: text}, "the text")
 }
@@ -689,7 +703,7 @@ func (a *App) analyzeMenu(item func(string, fyne.Shortcut, fyne.Resource, func()
 	}
 	return fyne.NewMenu("Analyze",
 		item("Analyze the document", analyzeShortcut, theme.SearchIcon(), on(a.analyze.onAnalyze)),
-		item("Open a text file to analyse…", nil, theme.FolderOpenIcon(), on(a.analyze.onOpenFile)),
+		item("Open a document to analyse…", nil, theme.FolderOpenIcon(), on(a.analyze.onOpenFile)),
 		item("Export the analysis…", nil, theme.DownloadIcon(), on(a.analyze.onExport)),
 	)
 }

@@ -285,6 +285,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	w.SetIcon(icon)
 	w.SetMaster()
 	w.SetOnClosed(func() { app.closing.Store(true) })
+	w.SetOnDropped(app.dropped) // a file dropped opens in the Analyze tab (analyze_document.go)
 	<-faces
 
 	app.captions = newCaptionsTab(app)

@@ -16,6 +16,7 @@ import (
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/internal/document"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -108,6 +109,9 @@ func knownWords(err error) (string, bool) {
 	var spk *sessions.SpeakerError
 	if errors.As(err, &spk) {
 		return speakerWords(spk.Err), true
+	}
+	if words, ok := documentWords(err); ok {
+		return words, true
 	}
 	switch {
 	case errors.Is(err, sessions.ErrInvalidSynthesis):
@@ -241,4 +245,50 @@ func speakerWords(err error) string {
 		return "The speaker stopped playing. Was it unplugged?"
 	}
 	return "The speaker is busy or could not be opened. Close the programs using it, or pick another in Settings."
+}
+
+// documentWords words the errors of reading and fetching a document
+// (package document) for the Analyze tab.
+func documentWords(err error) (string, bool) {
+	var scanned *document.ScannedPDFError
+	if errors.As(err, &scanned) {
+		return "This PDF is a scan: its pages are pictures, with no text to read. Run it through text recognition (OCR, for example ocrmypdf) and open the copy it makes.", true
+	}
+	var unsupported *document.UnsupportedError
+	if errors.As(err, &unsupported) {
+		words := "This is " + unsupported.Kind + ", which Earshot cannot read as text."
+		if unsupported.Hint != "" {
+			words += " " + sentence(unsupported.Hint)
+		} else {
+			words += " Open a PDF, Word (.docx), OpenDocument (.odt), web page, EPUB, RTF, Markdown or text file."
+		}
+		return words, true
+	}
+	var he *document.HTTPError
+	if errors.As(err, &he) {
+		switch {
+		case he.StatusCode == http.StatusNotFound || he.StatusCode == http.StatusGone:
+			return fmt.Sprintf("There is no page at this address (the site answered %s). Check the address.", he.Status), true
+		case he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden:
+			return fmt.Sprintf("The site refused to give this page (%s): it may need a login. Open it in a browser, save it, and open the file.", he.Status), true
+		case he.StatusCode >= 500:
+			return fmt.Sprintf("The site ran into a problem of its own (%s). Try again later.", he.Status), true
+		}
+		return fmt.Sprintf("The site did not give the page (%s).", he.Status), true
+	}
+	var tm *document.ToolMissingError
+	if errors.As(err, &tm) {
+		return fmt.Sprintf("Reading PDFs needs the program %s, which is not installed. Install the package %s (sudo apt install %s).", tm.Tool, tm.Package, tm.Package), true
+	}
+	switch {
+	case errors.Is(err, document.ErrEmpty):
+		return "There is no text in this document.", true
+	case errors.Is(err, document.ErrEncrypted):
+		return "This document is protected by a password. Open it, save a copy without the password, and open that.", true
+	case errors.Is(err, document.ErrCorrupt):
+		return "This document is damaged, or is not the kind of document its name says.", true
+	case errors.Is(err, document.ErrTooLarge):
+		return fmt.Sprintf("This document is too large to open: Earshot reads documents of up to %d MB.", document.MaxBytes>>20), true
+	}
+	return "", false
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/internal/document"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -137,5 +138,50 @@ func TestPlainErrorHidesURLSecrets(t *testing.T) {
 	}
 	if !strings.Contains(got, "http://127.0.0.1:1") {
 		t.Errorf("plainError does not name the address: %q", got)
+	}
+}
+
+// TestDocumentErrorWords: what reading or fetching a document raises
+// reads in plain words, the reader's own errors as it returns them.
+func TestDocumentErrorWords(t *testing.T) {
+	_, empty := document.Extract(t.Context(), "notes.txt", []byte(" \n\n "))
+	_, legacy := document.Extract(t.Context(), "report.doc", append([]byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), make([]byte, 512)...))
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"no text", empty, "There is no text in this document."},
+		{"scanned", fmt.Errorf("read: %w", &document.ScannedPDFError{Name: "scan.pdf", Pages: 3}),
+			"This PDF is a scan: its pages are pictures, with no text to read. Run it through text recognition (OCR, for example ocrmypdf) and open the copy it makes."},
+		{"not found", &document.HTTPError{URL: "https://example.com/x", StatusCode: 404, Status: "404 Not Found"},
+			"There is no page at this address (the site answered 404 Not Found). Check the address."},
+		{"login", &document.HTTPError{URL: "https://example.com/x", StatusCode: 403, Status: "403 Forbidden"},
+			"The site refused to give this page (403 Forbidden): it may need a login. Open it in a browser, save it, and open the file."},
+		{"too large", fmt.Errorf("big.pdf: %w (60.0 MiB; at most 50.0 MiB)", document.ErrTooLarge),
+			"This document is too large to open: Earshot reads documents of up to 50 MB."},
+		{"password", fmt.Errorf("secret.pdf: %w", document.ErrEncrypted),
+			"This document is protected by a password. Open it, save a copy without the password, and open that."},
+		{"damaged", fmt.Errorf("x.docx: %w", document.ErrCorrupt), "This document is damaged, or is not the kind of document its name says."},
+		{"no pdftotext", &document.ToolMissingError{Tool: "pdftotext", Package: "poppler-utils"},
+			"Reading PDFs needs the program pdftotext, which is not installed. Install the package poppler-utils (sudo apt install poppler-utils)."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := plainError(tt.err); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+	notText := "Earshot cannot analyse this as text: it reads PDF, Word (.docx), OpenDocument (.odt), web pages, EPUB e-books, RTF, Markdown and plain text, of up to 10 MB of text."
+	if got := analysisWords(fmt.Errorf("x: %w", sessions.ErrNotText), ""); got != notText {
+		t.Errorf("not text: %q", got)
+	}
+	var ue *document.UnsupportedError
+	if !errors.As(legacy, &ue) {
+		t.Fatalf("a legacy Word file: %v, want an UnsupportedError", legacy)
+	}
+	if got := plainError(legacy); !strings.HasPrefix(got, "This is "+ue.Kind+", which Earshot cannot read as text.") || strings.Contains(got, "report.doc is") {
+		t.Errorf("a legacy Word file: %q", got)
 	}
 }
