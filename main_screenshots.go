@@ -7,9 +7,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 
 	"github.com/gen2brain/malgo"
 
@@ -27,6 +31,10 @@ type screenshotSetup struct{}
 // EARSHOT_SCREENSHOT; "" when none is asked for.
 type screenshot struct {
 	tab string
+	// pdf is the document the "analyze-pdf" screenshot opens, and
+	// analysed is told when its analysis is on screen.
+	pdf      string
+	analysed func(error)
 }
 
 // prepare sets the app up for a screenshot of the tab
@@ -41,7 +49,9 @@ type screenshot struct {
 // the reader at the microphone and the card player in the computer's
 // sound, heard both ways; for
 // "analyze" a made-up support call pasted and analysed by the local
-// engine; for "voices" a sentence spoken through the null backend; for
+// engine; for "analyze-pdf" a made-up quarterly report of a bakery,
+// typeset as a PDF of four pages by groff, opened in the Analyze tab and
+// analysed, its passages linked to their pages; for "voices" a sentence spoken through the null backend; for
 // "history" the History tab searching entries of several kinds that the
 // local engine made first.
 // "ready" is printed once the tab (for these, the whole recording, the
@@ -52,7 +62,35 @@ func (screenshotSetup) prepare(ctx context.Context, cfg *sessions.WorkspaceConfi
 	if shot.tab == "" {
 		return shot, nil
 	}
-	return shot, setUpScreenshot(ctx, shot.tab, cfg, opts)
+	if err := setUpScreenshot(ctx, shot.tab, cfg, opts); err != nil {
+		return shot, err
+	}
+	if shot.tab == "analyze-pdf" {
+		pdf, err := writeBakeryPDF(ctx)
+		if err != nil {
+			return shot, err
+		}
+		shot.pdf, shot.analysed = pdf, readyWith(opts)
+	}
+	return shot, nil
+}
+
+// readyWith makes opts.OnReady wait, as well, for the function it
+// returns to be called: both are called on the UI goroutine.
+func readyWith(opts *ui.Options) func(error) {
+	ready := opts.OnReady
+	var loaded, done bool
+	var first error
+	finish := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+		if loaded && done {
+			ready(first)
+		}
+	}
+	opts.OnReady = func(err error) { loaded = true; finish(err) }
+	return func(err error) { done = true; finish(err) }
 }
 
 // show selects the screenshot's tab; for "overlay", the Captions tab,
@@ -66,6 +104,9 @@ func (s screenshot) show(w *ui.App) error {
 		w.ShowOverlay()
 	case "meeting":
 		tab = "captions"
+	case "analyze-pdf":
+		tab = ""
+		w.AnalyzeDocument(s.pdf, s.analysed)
 	case "inspector":
 		tab = "captions"
 		w.ShowInspector()
@@ -322,4 +363,62 @@ func (r recording) Devices(context.Context) ([]device.Device, error) {
 func (r recording) Open(context.Context, string) (audio.Source, error) {
 	f := audio.Format{Encoding: audio.EncodingLinear16, SampleRate: 16000, Channels: 1}
 	return audio.NewReplay(f, r.samples, audio.ReplayConfig{Paced: true})
+}
+
+// bakeryReport is the analyze-pdf screenshot's document, written for
+// Earshot: the quarterly report of a made-up bakery, a heading and its
+// paragraphs a page, from good news through trouble to requests.
+var bakeryReport = [][]string{
+	{"Third quarter at a glance",
+		"The Crooked Loaf had its best summer since we opened on Mill Lane. Sales rose by eighteen percent on the same quarter last year, and the Saturday queue now reaches the corner before nine o'clock.",
+		"The new sourdough rye has become our most popular loaf, and the café tables outside were full on most sunny afternoons. Customers tell us the cinnamon buns are the best in town, and we are very proud of the whole team.",
+		"We welcomed two apprentices in July. Both have settled in well and Priya already shapes the morning baguettes on her own."},
+	{"Costs and the oven",
+		"Flour and butter cost more again this quarter: flour by nine percent and butter by fourteen. Energy bills were lower than we feared, thanks to the insulation fitted in the spring.",
+		"The old deck oven broke down twice in August, and each time we lost a morning's bake. The repairs were expensive and the engineer warns that the heating elements are worn out. It was a stressful month and the early shift was exhausted.",
+		"Two wholesale customers paid their invoices late, which left the account uncomfortably low in September."},
+	{"What we need to decide",
+		"Please approve the purchase of a second-hand rotating rack oven before the Christmas season. The supplier in Leeds can deliver it in November if we order by the end of October.",
+		"We also need to raise the price of the large sourdough by twenty pence and to review the wholesale payment terms. Could the partners meet on the fourteenth to agree both?",
+		"Finally, we would like to hire a part-time driver for the café deliveries, two mornings a week."},
+	{"Looking ahead",
+		"The Christmas order book opens on the first of November, with stollen, mince pies and the chocolate yule log that sold out last year.",
+		"We will run a bread-making class for children during the half-term holiday, and the village school has asked for a tour of the bakery.",
+		"Thank you to everyone who made this such a good summer. We look forward to a busy and happy winter on Mill Lane."},
+}
+
+// writeBakeryPDF typesets bakeryReport as a PDF of four pages with groff
+// (the ms macros, a page each) in the user's cache folder, which the
+// screenshot's fresh home holds, and returns its path.
+func writeBakeryPDF(ctx context.Context) (string, error) {
+	var ms strings.Builder
+	ms.WriteString(".pdfinfo /Title The Crooked Loaf: third quarter report\n.nr PS 11p\n.nr VS 14p\n")
+	ms.WriteString(".TL\nThe Crooked Loaf\n.AU\nQuarterly report, July to September\n")
+	for i, page := range bakeryReport {
+		if i > 0 {
+			ms.WriteString(".bp\n")
+		}
+		ms.WriteString(".SH\n" + page[0] + "\n")
+		for _, p := range page[1:] {
+			ms.WriteString(".PP\n" + p + "\n")
+		}
+	}
+	cmd := exec.CommandContext(ctx, "groff", "-k", "-ms", "-Tpdf", "-dpaper=a4", "-P-pa4")
+	cmd.Stdin = strings.NewReader(ms.String())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	pdf, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("the analyze-pdf screenshot's PDF (groff, scripts/setup installs it): %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir = filepath.Join(dir, "earshot-screenshots")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "crooked-loaf-q3.pdf")
+	return path, os.WriteFile(path, pdf, 0o600)
 }

@@ -390,7 +390,10 @@ func (t *analyzeTab) done(job *analysisJob, name string, end analysisEnd) {
 	}
 	res := end.res
 	t.showResult(res)
-	if auto {
+	switch {
+	case t.whenShown != nil && t.pageList.selectPage(2):
+		// Show what a page link leads to, past the first page.
+	case auto:
 		// Show what a click on a result does.
 		t.panel.selectFirst()
 	}

@@ -375,7 +375,11 @@ func (a *App) AnalyzeDocument(path string, done func(error)) {
 	t.whenShown = done
 	t.openPath(path, func() {
 		t.checks.set(sessions.AllFeatures())
+		t.updateControls()
 		t.onAnalyze()
+		if t.job == nil {
+			t.tell(errors.New("the document opened was not analysed: " + t.status.Text))
+		}
 	})
 }
 

@@ -145,11 +145,26 @@ func (p *pageLinks) show(res *sessions.AnalysisResult, panel *intelPanel) {
 	})
 	if p.split == nil {
 		p.split = container.NewVSplit(p.panel, p.box)
-		p.split.Offset = 0.62
+		p.split.Offset = 0.5
 	}
 	p.body.Objects = []fyne.CanvasObject{p.split}
 	p.body.Refresh()
 	p.list.Refresh()
+}
+
+// selectPage chooses the first passage listed on page n or after, as a
+// tap on its row does, with its row in view; false when
+// there is none.
+func (p *pageLinks) selectPage(n int) bool {
+	for i, r := range p.rows {
+		if r.page >= n {
+			p.list.Select(i)
+			// The rows after it in view too, where its page goes on.
+			p.list.ScrollTo(min(i+2, len(p.rows)-1))
+			return true
+		}
+	}
+	return false
 }
 
 // visible reports whether the list is shown.
