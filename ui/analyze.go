@@ -28,10 +28,6 @@ const (
 // analyzeShortcut runs an analysis; exportShortcut (Ctrl+E) exports it.
 var analyzeShortcut = ctrl(fyne.KeyReturn)
 
-// documentExtensions are the files the Open dialog of the Analyze tab
-// offers: every format package document reads.
-var documentExtensions = []string{".pdf", ".docx", ".odt", ".html", ".htm", ".xhtml", ".epub", ".rtf", ".txt", ".md", ".markdown", ".text"}
-
 // highlightStyle marks the passage chosen in the source text.
 var highlightStyle = widget.RichTextStyle{
 	Inline:    true,
@@ -371,6 +367,8 @@ func (t *analyzeTab) done(job *analysisJob, name string, end analysisEnd) {
 	t.updateControls()
 	err := end.err
 	defer func() { t.tell(err) }()
+	edited := t.edited
+	t.edited = ""
 	auto := t.auto || t.whenShown != nil
 	if t.auto {
 		t.auto = false
@@ -390,6 +388,9 @@ func (t *analyzeTab) done(job *analysisJob, name string, end analysisEnd) {
 	}
 	res := end.res
 	t.showResult(res)
+	if edited != "" {
+		t.showResultInfo(res, edited)
+	}
 	switch {
 	case t.whenShown != nil && t.pageList.selectPage(2):
 		// Show what a page link leads to, past the first page.
@@ -421,7 +422,7 @@ func (t *analyzeTab) showResult(res *sessions.AnalysisResult) {
 	}
 	t.panel.show(summary, r.Sentiments, r.Topics, r.Intents)
 	t.pageList.show(res, t.panel)
-	t.showResultInfo(res)
+	t.showResultInfo(res, "")
 	t.pages.set(res.Text)
 	t.showSource(res, nil)
 	t.input.box.Hide()

@@ -20,6 +20,10 @@ import (
 	"github.com/earshot-app/earshot/sessions"
 )
 
+// documentExtensions are the files the Open dialog of the Analyze tab
+// offers: every format package document reads.
+var documentExtensions = document.Extensions()
+
 // openedDoc is a document the Analyze tab read from a file or fetched
 // from an address, shown in its input before it is analysed.
 type openedDoc struct {
@@ -31,6 +35,16 @@ type openedDoc struct {
 	// service fetches itself.
 	plain bool
 	name  string // for people: the file's name, or the address
+	// about names its format with its pages or words, counted off the
+	// UI goroutine: "PDF, 12 pages".
+	about string
+}
+
+// newOpenedDoc describes doc, read from path or fetched from address u;
+// it counts the words, so it runs off the UI goroutine.
+func newOpenedDoc(doc *document.Document, path, u, name string, plain bool) *openedDoc {
+	return &openedDoc{doc: doc, text: doc.Text(), path: path, url: u, plain: plain, name: name,
+		about: describeSource(doc.Format, doc.Pages(), doc.Words())}
 }
 
 // input is what analysing the document unchanged sends: its text with its
@@ -63,7 +77,7 @@ func (t *analyzeTab) openPath(path string, then func()) {
 		if err != nil {
 			return nil, err
 		}
-		return &openedDoc{doc: doc, text: doc.Text(), path: path, name: name}, nil
+		return newOpenedDoc(doc, path, "", name, false), nil
 	}, then)
 }
 
@@ -107,7 +121,7 @@ func (t *analyzeTab) onFetch() {
 		if err != nil {
 			return nil, &fetchError{name: name, err: err}
 		}
-		return &openedDoc{doc: f.Doc, text: f.Doc.Text(), url: u, plain: f.PlainURL, name: name}, nil
+		return newOpenedDoc(f.Doc, "", u, name, f.PlainURL), nil
 	}, nil)
 }
 
@@ -169,7 +183,7 @@ func (t *analyzeTab) documentRead(job *analysisJob, o *openedDoc, err error, the
 	t.title.SetText(o.title())
 	t.showInputInfo()
 	t.updateControls()
-	t.setStatus(fmt.Sprintf("Opened %s: %s. Read or edit its text, then press Analyze (Ctrl+Enter).", o.name, describeSource(o.doc.Format, o.doc.Pages(), o.doc.Words())), widget.SuccessImportance)
+	t.setStatus(fmt.Sprintf("Opened %s: %s. Read or edit its text, then press Analyze (Ctrl+Enter).", o.name, o.about), widget.SuccessImportance)
 	if then != nil {
 		then()
 	}
@@ -211,7 +225,7 @@ func (t *analyzeTab) showInputInfo() {
 		t.info.Hide()
 		return
 	}
-	words := joinDot(describeSource(o.doc.Format, o.doc.Pages(), o.doc.Words()), o.name)
+	words := joinDot(o.about, o.name)
 	if t.input.Text() != o.text {
 		if o.doc.Pages() > 0 {
 			words = joinDot(words, "edited: sent as plain text, without its pages")
@@ -224,16 +238,17 @@ func (t *analyzeTab) showInputInfo() {
 }
 
 // showResultInfo says under the title what was analysed: the source's
-// format and pages, and in how many parts.
-func (t *analyzeTab) showResultInfo(res *sessions.AnalysisResult) {
+// format and pages, and in how many parts; edited names the document
+// whose edited text it was.
+func (t *analyzeTab) showResultInfo(res *sessions.AnalysisResult, edited string) {
 	pages := 0
 	if n := len(res.Pages); n > 0 {
 		pages = res.Pages[n-1].Page
 	}
 	var words string
 	switch {
-	case t.edited != "" && res.SourceKind == sessions.SourceText:
-		words = "Text edited from " + t.edited + ", without its pages"
+	case edited != "" && res.SourceKind == sessions.SourceText:
+		words = "Text edited from " + edited + ", without its pages"
 	case res.Format == "" && res.SourceKind == sessions.SourceURL:
 		words = "Text fetched by the service"
 	default:

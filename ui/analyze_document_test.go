@@ -309,3 +309,24 @@ func TestAnalyzeURL(t *testing.T) {
 		}
 	})
 }
+
+// TestAnalyzeOpenPDF opens a PDF through Open file…: Fyne's file dialog
+// lists it among the documents, and the tab shows its text.
+func TestAnalyzeOpenPDF(t *testing.T) {
+	h := newHarnessWith(t, harnessConfig{engine: true}, Options{})
+	_ = h.waitReady(t)
+	a := h.analyze
+	path := writeGardenPDF(t)
+	h.startFileDialogsIn(filepath.Dir(path))
+	h.ui(func() {
+		h.SelectTab("Analyze")
+		test.Tap(a.openFile)
+	})
+	h.chooseFile(t)
+	h.waitFor(t, "the PDF read", func() bool { return a.job == nil && a.opened != nil })
+	h.ui(func() {
+		if a.opened.path != path || a.info.Text != "PDF, 4 pages · garden.pdf" {
+			t.Errorf("opened %q, source line %q", a.opened.path, a.info.Text)
+		}
+	})
+}
