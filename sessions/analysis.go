@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -147,6 +148,11 @@ type AnalysisInput struct {
 	// Without it, a document longer than one request takes is analysed
 	// in parts.
 	FirstTokens int
+	// Whole sends the text in one request, never in parts: a text over
+	// the limit by Earshot's count is refused before it is sent, and one
+	// the service refuses as too long is a *TooLongError. Meeting notes,
+	// which cut a meeting at its lines themselves, send their parts so.
+	Whole bool
 }
 
 // TooLongError is a document the service refused as longer than it
@@ -580,6 +586,12 @@ func (s *AnalysisSession) run(ctx context.Context, req api.ReadRequest, opts api
 // service refuses as too long is split again.
 func (s *AnalysisSession) analyseParts(ctx context.Context, text string, opts api.ReadOptions, res *AnalysisResult, rec *record) error {
 	budget := s.a.partTokens()
+	if s.in.Whole {
+		if n := textseg.Tokens(text); n > api.ReadTokenLimit {
+			return &TooLongError{Tokens: n, Limit: api.ReadTokenLimit, Part: api.ReadTokenLimit}
+		}
+		budget = math.MaxInt
+	}
 	parts := splitParts(text, budget)
 	if len(parts) == 0 {
 		return ErrNoInput
@@ -593,7 +605,7 @@ func (s *AnalysisSession) analyseParts(ctx context.Context, text string, opts ap
 		p := parts[i]
 		resp, err := s.a.Client.Read(rec.wire(ctx), api.ReadRequest{Text: p.text(text)}, opts)
 		if isTokenLimit(err) {
-			if sub, ok := resplit(text, p); ok {
+			if sub, ok := resplit(text, p); ok && !s.in.Whole {
 				parts = slices.Concat(parts[:i], sub, parts[i+1:])
 				i--
 				continue

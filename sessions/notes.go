@@ -595,7 +595,7 @@ func makeChunk(sents []string, first []int, from, to int) notesChunk {
 // analysis of its own; the notes are saved with the meeting.
 func (t *NoteTaker) read(ctx context.Context, text string) (*api.ReadResponse, error) {
 	a := Analysis{Client: t.Client, Backend: t.Backend, Language: t.Language, Logger: t.Logger, Clock: t.Clock}
-	s := a.Session(AnalysisInput{Text: text}, NotesFeatures())
+	s := a.Session(AnalysisInput{Text: text, Whole: true}, NotesFeatures())
 	if err := s.Start(ctx); err != nil {
 		return nil, err
 	}

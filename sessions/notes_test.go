@@ -661,3 +661,33 @@ No action items were found.
 		t.Errorf("Markdown:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestAnalysisWhole: a text sent whole is never cut into parts; over the
+// limit by Earshot's count it is refused before anything is sent, and a
+// refusal of the service is a TooLongError, not parts.
+func TestAnalysisWhole(t *testing.T) {
+	t.Parallel()
+	long := longMeeting(16_000).Document() // 176,000 tokens
+	r := &fakeNotesReader{limit: api.ReadTokenLimit}
+	a := sessions.Analysis{Client: r, Backend: "Test"}
+	s := a.Session(sessions.AnalysisInput{Text: long, Whole: true}, sessions.NotesFeatures())
+	err := s.Start(t.Context())
+	if err == nil {
+		_, err = s.Wait(nil)
+	}
+	var tl *sessions.TooLongError
+	if !errors.As(err, &tl) || len(r.sent()) != 0 {
+		t.Fatalf("%v after %d requests; want a TooLongError before any", err, len(r.sent()))
+	}
+
+	mid := longMeeting(10_000).Document() // 110,000 tokens: Earshot sends it
+	hosted := &fakeNotesReader{limit: api.ReadTokenLimit / 2}
+	a.Client = hosted
+	s = a.Session(sessions.AnalysisInput{Text: mid, Whole: true}, sessions.NotesFeatures())
+	if err = s.Start(t.Context()); err == nil {
+		_, err = s.Wait(nil)
+	}
+	if !errors.As(err, &tl) || len(hosted.sent()) != 1 {
+		t.Fatalf("%v after %d requests; want the service's refusal as a TooLongError after one", err, len(hosted.sent()))
+	}
+}
