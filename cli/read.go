@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,17 +174,4 @@ func readStdin(ctx context.Context, env Env) (string, error) {
 
 // checkDocumentFile says plainly why path cannot be read as a document
 // before anything is started.
-func checkDocumentFile(path string) error {
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: no such file", path)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s: permission denied", path)
-	case err != nil:
-		return err
-	case info.IsDir():
-		return fmt.Errorf("%s is a folder, not a document", path)
-	}
-	return nil
-}
+func checkDocumentFile(path string) error { return checkFile(path, "a document") }

@@ -239,7 +239,11 @@ func transcribe(ctx context.Context, env Env, args []string) error {
 
 // checkInputFile says plainly why path cannot be transcribed, if it
 // cannot.
-func checkInputFile(path string) error {
+func checkInputFile(path string) error { return checkFile(path, "an audio file") }
+
+// checkFile says plainly why path cannot be read as what, if it cannot:
+// it is missing, not to be read, or a folder.
+func checkFile(path, what string) error {
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -249,7 +253,7 @@ func checkInputFile(path string) error {
 	case err != nil:
 		return err
 	case info.IsDir():
-		return fmt.Errorf("%s is a folder, not an audio file", path)
+		return fmt.Errorf("%s is a folder, not %s", path, what)
 	}
 	return nil
 }

@@ -297,7 +297,7 @@ func (t *analyzeTab) run(in sessions.AnalysisInput, name string) {
 	t.busy.Start()
 	t.setStatus("Analysing "+name+"…", widget.MediumImportance)
 	t.updateControls()
-	relay := &analysisRelay{onUI: t.app.onUI, show: func(ev sessions.AnalysisProgressEvent) { t.showProgress(job, ev) }}
+	relay := &latestRelay[sessions.AnalysisProgressEvent]{onUI: t.app.onUI, show: func(ev sessions.AnalysisProgressEvent) { t.showProgress(job, ev) }}
 	started := t.app.goAsync(func(context.Context) {
 		defer cancel()
 		var end analysisEnd

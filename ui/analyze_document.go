@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 
 	"fyne.io/fyne/v2"
@@ -325,35 +324,6 @@ func (t *analyzeTab) showProgress(job *analysisJob, ev sessions.AnalysisProgress
 	}
 	t.parts.Hide()
 	t.busy.Show()
-}
-
-// analysisRelay hands an analysis's progress to the UI goroutine, the
-// latest only when the window is slower than the events.
-type analysisRelay struct {
-	onUI func(func())
-	show func(sessions.AnalysisProgressEvent)
-
-	mu        sync.Mutex // guards latest, scheduled
-	latest    sessions.AnalysisProgressEvent
-	scheduled bool
-}
-
-func (r *analysisRelay) report(ev sessions.AnalysisProgressEvent) {
-	r.mu.Lock()
-	r.latest = ev
-	if r.scheduled {
-		r.mu.Unlock()
-		return
-	}
-	r.scheduled = true
-	r.mu.Unlock()
-	r.onUI(func() {
-		r.mu.Lock()
-		ev := r.latest
-		r.scheduled = false
-		r.mu.Unlock()
-		r.show(ev)
-	})
 }
 
 // dropped opens a file dropped on the window in the Analyze tab; an

@@ -83,7 +83,7 @@ func (c *captionsTab) transcribeFile(path string) {
 	c.setStatus("Transcribing "+job.name+"…", widget.MediumImportance)
 	c.updateControls()
 
-	relay := &progressRelay{onUI: c.app.onUI, show: func(p sessions.Progress) { c.showProgress(job, p) }}
+	relay := &latestRelay[sessions.Progress]{onUI: c.app.onUI, show: func(p sessions.Progress) { c.showProgress(job, p) }}
 	settings := c.settings
 	started := c.app.goAsync(func(context.Context) {
 		defer cancel()
@@ -202,21 +202,21 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, end fileEn
 	c.setStatus(done, widget.SuccessImportance)
 }
 
-// progressRelay brings a file transcription's progress to the UI
-// goroutine, at most one update waiting at a time: the latest. Its report
-// is safe to call from any goroutine and never blocks.
-type progressRelay struct {
+// latestRelay brings a long job's progress to the UI goroutine, at most
+// one update waiting at a time: the latest. Its report is safe to call
+// from any goroutine and never blocks.
+type latestRelay[T any] struct {
 	onUI func(func())
-	show func(sessions.Progress)
+	show func(T)
 
 	mu        sync.Mutex // guards latest, scheduled
-	latest    sessions.Progress
+	latest    T
 	scheduled bool
 }
 
-func (r *progressRelay) report(p sessions.Progress) {
+func (r *latestRelay[T]) report(v T) {
 	r.mu.Lock()
-	r.latest = p
+	r.latest = v
 	if r.scheduled {
 		r.mu.Unlock()
 		return
@@ -225,10 +225,10 @@ func (r *progressRelay) report(p sessions.Progress) {
 	r.mu.Unlock()
 	r.onUI(func() {
 		r.mu.Lock()
-		p := r.latest
+		v := r.latest
 		r.scheduled = false
 		r.mu.Unlock()
-		r.show(p)
+		r.show(v)
 	})
 }
 
