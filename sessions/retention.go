@@ -109,16 +109,7 @@ type HistoryHit struct {
 // keeps (its kinds and dates; not its paging), best match first, one hit
 // per session, at most limit of them.
 func (w *Workspace) SearchHistory(ctx context.Context, query string, limit int, f store.Filter) ([]HistoryHit, error) {
-	var kinds []string
-	if f.Kind != "" {
-		kinds = append(kinds, f.Kind)
-	}
-	kinds = append(kinds, f.Kinds...)
-	ask := limit
-	if !f.Since.IsZero() || !f.Until.IsZero() {
-		ask = store.MaxHits // dates are applied to the hits
-	}
-	hits, err := w.cfg.History.Search(ctx, query, ask, kinds...)
+	hits, err := w.cfg.History.SearchWithin(ctx, query, limit, f)
 	if err != nil {
 		return nil, err
 	}
@@ -141,9 +132,6 @@ func (w *Workspace) SearchHistory(ctx context.Context, query string, limit int, 
 			continue // deleted since, or already listed
 		}
 		delete(byID, h.SessionID)
-		if (!f.Since.IsZero() && s.Started.Before(f.Since)) || (!f.Until.IsZero() && !s.Started.Before(f.Until)) {
-			continue
-		}
 		if out = append(out, HistoryHit{Session: s, Hit: h}); len(out) == limit {
 			break
 		}

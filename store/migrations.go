@@ -194,6 +194,12 @@ var migrations = []migration{
 		`INSERT INTO history_fts (rowid, text, session_id, start)
 			SELECT -session_id, transcript, session_id, 0 FROM responses`,
 	)},
+	{8, "where each session's captions start and end", execAll(
+		// The first and last segment of a session in two seeks: a search
+		// among a few sessions (one kind, some dates) searches their
+		// stretches of the index instead of every match (searchWithin).
+		`CREATE INDEX segments_by_session_id ON segments (session_id, id)`,
+	)},
 }
 
 // execAll returns a migration step that runs statements in order.

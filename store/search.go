@@ -49,6 +49,12 @@ type Hit struct {
 // them, and a query of several words without bm25's inverse document
 // frequency (see searchRows).
 func (d *DB) Search(ctx context.Context, query string, limit int, kinds ...string) ([]Hit, error) {
+	return d.SearchWithin(ctx, query, limit, Filter{Kinds: kinds})
+}
+
+// SearchWithin is Search among the sessions f keeps: its kinds and its
+// dates (Since, Until); its paging is ignored.
+func (d *DB) SearchWithin(ctx context.Context, query string, limit int, f Filter) ([]Hit, error) {
 	match := matchQuery(query)
 	if match == "" {
 		return nil, nil
@@ -57,15 +63,23 @@ func (d *DB) Search(ctx context.Context, query string, limit int, kinds ...strin
 		limit = DefaultHits
 	}
 	limit = min(limit, MaxHits)
-	if len(kinds) > 0 {
+	f = Filter{Kinds: f.kinds(), Since: f.Since, Until: f.Until}
+	if len(f.Kinds) > 0 {
 		// A kind is a word (Session.validate); anything else is the kind
 		// of no session.
-		kinds = slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return !isWord(k) })
-		if len(kinds) == 0 {
+		f.Kinds = slices.DeleteFunc(slices.Clone(f.Kinds), func(k string) bool { return !isWord(k) })
+		if len(f.Kinds) == 0 {
 			return nil, nil
 		}
 	}
-	rows, err := d.searchRows(ctx, match, limit, kinds)
+	if len(f.Kinds) > 0 || !f.Since.IsZero() || !f.Until.IsZero() {
+		hits, err := d.searchWithin(ctx, match, limit, f)
+		if err != nil {
+			return nil, fmt.Errorf("store: search: %w", err)
+		}
+		return hits, nil
+	}
+	rows, err := d.searchRows(ctx, match, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
 	}

@@ -144,24 +144,30 @@ func BenchmarkSearchMillion(b *testing.B) {
 			break
 		}
 	}
+	week := Filter{Since: time.Date(2025, 1, 15, 0, 0, 0, 0, time.UTC), Until: time.Date(2025, 1, 22, 0, 0, 0, 0, time.UTC)}
 	queries := []struct {
 		name, q string
-		kinds   []string
+		f       Filter
 	}{
-		{"common word", "the ", nil},
-		{"middling word", vocab[300] + " ", nil},
-		{"rare word", vocab[3900] + " ", nil},
-		{"two words", "meeting " + vocab[150] + " ", nil},
-		{"two common words", "you know ", nil},
-		{"common and rare word", "the " + vocab[3000] + " ", nil},
-		{"three words", "think " + vocab[120] + " " + vocab[400] + " ", nil},
-		{"prefix", prefix, nil},
-		{"short word being typed", "the", nil},
-		{"common word, one kind", "the ", []string{KindAgent}},
-		{"no match", "xyzzyplugh ", nil},
+		{"common word", "the ", Filter{}},
+		{"middling word", vocab[300] + " ", Filter{}},
+		{"rare word", vocab[3900] + " ", Filter{}},
+		{"two words", "meeting " + vocab[150] + " ", Filter{}},
+		{"two common words", "you know ", Filter{}},
+		{"common and rare word", "the " + vocab[3000] + " ", Filter{}},
+		{"three words", "think " + vocab[120] + " " + vocab[400] + " ", Filter{}},
+		{"prefix", prefix, Filter{}},
+		{"short word being typed", "the", Filter{}},
+		{"common word, one kind", "the ", Filter{Kind: KindAgent}},
+		{"middling word, one kind", vocab[300] + " ", Filter{Kind: KindAgent}},
+		{"prefix, one kind", prefix, Filter{Kind: KindAgent}},
+		{"common word, a kind without captions (files)", "the ", Filter{Kind: KindFile}},
+		{"common word, one week", "the ", week},
+		{"middling word, one week", vocab[300] + " ", week},
+		{"no match", "xyzzyplugh ", Filter{}},
 	}
 	for _, q := range queries {
-		hits, err := d.Search(ctx, q.q, 20, q.kinds...)
+		hits, err := d.SearchWithin(ctx, q.q, 20, q.f)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -169,7 +175,7 @@ func BenchmarkSearchMillion(b *testing.B) {
 			var lat []time.Duration
 			for b.Loop() {
 				t := time.Now()
-				if _, err := d.Search(ctx, q.q, 20, q.kinds...); err != nil {
+				if _, err := d.SearchWithin(ctx, q.q, 20, q.f); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t))

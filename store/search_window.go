@@ -32,21 +32,14 @@ const (
 // start, snippet and the session's title of the best limit hits, best
 // first. Snippets are made for those rows only, and the sessions table
 // is joined to them only.
-func (d *DB) searchRows(ctx context.Context, match string, limit int, kinds []string) (*sql.Rows, error) {
-	kindFilter, kindArgs := "", []any(nil)
-	if len(kinds) > 0 {
-		kindFilter = ` AND session_id IN (SELECT id FROM sessions WHERE kind IN (?` + strings.Repeat(`, ?`, len(kinds)-1) + `))`
-		for _, k := range kinds {
-			kindArgs = append(kindArgs, k)
-		}
-	}
+func (d *DB) searchRows(ctx context.Context, match string, limit int) (*sql.Rows, error) {
 	// The rowid of the rankWindow-th newest matching segment, if there
 	// are that many.
 	var cutoff int64
 	err := d.r.QueryRowContext(ctx, `SELECT rowid FROM history_fts
-		WHERE history_fts MATCH ? AND rowid > 0`+kindFilter+`
+		WHERE history_fts MATCH ? AND rowid > 0
 		ORDER BY rowid DESC LIMIT 1 OFFSET ?`,
-		append(append([]any{match}, kindArgs...), rankWindow-1)...).Scan(&cutoff)
+		match, rankWindow-1).Scan(&cutoff)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		cutoff = 0 // segments and transcripts ranked together, all of them
@@ -54,10 +47,10 @@ func (d *DB) searchRows(ctx context.Context, match string, limit int, kinds []st
 		return nil, err
 	}
 	ranked := func(bounds string) (string, []any) {
-		args := append([]any{snippetTokens, match}, kindArgs...)
+		args := []any{snippetTokens, match}
 		return `SELECT * FROM (SELECT rowid AS id, session_id, start,
 				snippet(history_fts, 0, char(2), char(3), '…', ?) AS snip, rank
-			FROM history_fts WHERE history_fts MATCH ?` + bounds + kindFilter + `
+			FROM history_fts WHERE history_fts MATCH ?` + bounds + `
 			ORDER BY rank LIMIT ?)`, append(args, limit)
 	}
 	// A query of several words is ranked by windowScore too, window or
@@ -69,10 +62,10 @@ func (d *DB) searchRows(ctx context.Context, match string, limit int, kinds []st
 		// rank is FTS5's bm25 unless the query orders by it; here it is
 		// windowScore, newest first among equals.
 		ranked = func(bounds string) (string, []any) {
-			args := append([]any{snippetTokens, match}, kindArgs...)
+			args := []any{snippetTokens, match}
 			return `SELECT w.id AS id, session_id, start, snippet(history_fts, 0, char(2), char(3), '…', ?) AS snip, w.rank AS rank
 				FROM (SELECT rowid AS id, ` + strings.ReplaceAll(windowScore, "tf", windowTF) + ` AS rank
-					FROM history_fts WHERE history_fts MATCH ?` + bounds + kindFilter + `
+					FROM history_fts WHERE history_fts MATCH ?` + bounds + `
 					ORDER BY rank, rowid DESC LIMIT ?) AS w
 				CROSS JOIN history_fts ON history_fts.rowid = w.id AND history_fts MATCH ?`, append(args, limit, match)
 		}
@@ -85,7 +78,7 @@ func (d *DB) searchRows(ctx context.Context, match string, limit int, kinds []st
 		inner, args = ranked("")
 	} else {
 		seg, segArgs := ranked(` AND rowid >= ` + "?")
-		// The bound's argument goes after match, before the kinds.
+		// The bound's argument goes after match, before the limit.
 		segArgs = append(segArgs[:2:2], append([]any{cutoff}, segArgs[2:]...)...)
 		files, fileArgs := ranked(` AND rowid < 0`)
 		inner, args = seg+` UNION ALL `+files, append(segArgs, fileArgs...)
