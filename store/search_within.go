@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -102,40 +103,94 @@ func (d *DB) windowWithin(ctx context.Context, match, where string, wargs []any)
 	case err != nil:
 		return nil, err
 	}
-	scan := func(floor int64, limit int) ([]windowed, error) {
+	// scan reads the matches from hi down to lo of the sessions wanted,
+	// newest first, at most limit of them.
+	scan := func(lo, hi int64, limit int) ([]windowed, error) {
 		return collectWindowed(ctx, d.r, `SELECT h.rowid, `+scoreOf("h")+`
 			FROM history_fts AS h
 			CROSS JOIN segments AS g ON g.id = h.rowid
 			CROSS JOIN sessions AS k ON k.id = g.session_id
-			WHERE h.history_fts MATCH ? AND h.rowid >= ? AND `+where+`
-			ORDER BY h.rowid DESC`, limit, append([]any{match, floor}, wargs...)...)
+			WHERE h.history_fts MATCH ? AND h.rowid BETWEEN ? AND ? AND `+where+`
+			ORDER BY h.rowid DESC`, limit, append([]any{match, lo, hi}, wargs...)...)
 	}
-	got, err := scan(floor, rankWindow)
+	const top = math.MaxInt64
+	got, err := scan(floor, top, rankWindow)
 	if err != nil || len(got) == rankWindow || floor == 1 {
 		return got, err
 	}
-	// Few of the newest matches are of these sessions.
-	var n int
-	if err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM sessions AS k WHERE `+where+` LIMIT ?)`,
-		append(wargs, bySessionMax+1)...).Scan(&n); err != nil {
+	// Few of the newest matches are of these sessions: where are theirs?
+	rows, err := d.r.QueryContext(ctx, `SELECT lo, hi FROM (
+			SELECT (SELECT min(id) FROM segments WHERE session_id = k.id) AS lo,
+				(SELECT max(id) FROM segments WHERE session_id = k.id) AS hi
+			FROM sessions AS k WHERE `+where+`)
+		WHERE lo < ? LIMIT ?`, append(wargs, floor, bySessionMax+1)...)
+	if err != nil {
 		return nil, err
 	}
-	if n > bySessionMax {
+	spans, err := collectSpans(rows, bySessionMax+1)
+	if err != nil {
+		return nil, err
+	}
+	if len(spans) > bySessionMax {
 		// Many sessions: scanning on below the floor costs less than
 		// a seek in each.
-		more, err := scan(1, rankWindow)
-		return more, err
+		return scan(1, top, rankWindow)
 	}
-	// Each session's stretch below the floor, newest session first.
-	more, err := collectWindowed(ctx, d.r, `SELECT h.rowid, `+scoreOf("h")+`
-		FROM (SELECT k.id FROM sessions AS k WHERE `+where+` ORDER BY k.id DESC) AS ks
-		CROSS JOIN history_fts AS h
-		CROSS JOIN segments AS g ON g.id = h.rowid
-		WHERE h.history_fts MATCH ?
-			AND h.rowid >= (SELECT min(id) FROM segments WHERE session_id = ks.id)
-			AND h.rowid <= (SELECT max(id) FROM segments WHERE session_id = ks.id)
-			AND h.rowid < ? AND g.session_id = ks.id`, rankWindow-len(got), append(wargs, match, floor)...)
-	return append(got, more...), err
+	// Their stretches of the index, newest first; stretches nearer than
+	// about a hundred matches apart are read as one (a seek costs as much
+	// as checking that many), the density of matches taken from the scan.
+	var newest int64
+	if err := d.r.QueryRowContext(ctx, `SELECT max(rowid) FROM history_fts`).Scan(&newest); err != nil {
+		return nil, err
+	}
+	gap := 100 * max(1, (newest-floor)/scanWindow)
+	for _, r := range mergeSpans(spans, gap) {
+		more, err := scan(r.lo, min(r.hi, floor-1), rankWindow-len(got))
+		if err != nil {
+			return nil, err
+		}
+		if got = append(got, more...); len(got) == rankWindow {
+			break
+		}
+	}
+	return got, nil
+}
+
+// span is a stretch of rowids, lo to hi.
+type span struct{ lo, hi int64 }
+
+// collectSpans reads lo, hi rows (a NULL lo: a session without captions,
+// left out), at most limit of them.
+func collectSpans(rows *sql.Rows, limit int) ([]span, error) {
+	defer rows.Close()
+	var out []span
+	for rows.Next() {
+		var lo, hi sql.NullInt64
+		if err := rows.Scan(&lo, &hi); err != nil {
+			return nil, err
+		}
+		if lo.Valid && hi.Valid {
+			if out = append(out, span{lo.Int64, hi.Int64}); len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, rows.Err()
+}
+
+// mergeSpans returns spans joined where they overlap or are at most gap
+// apart, newest (highest) first.
+func mergeSpans(spans []span, gap int64) []span {
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(b.hi, a.hi) })
+	var out []span
+	for _, s := range spans {
+		if n := len(out); n > 0 && s.hi >= out[n-1].lo-gap {
+			out[n-1].lo = min(out[n-1].lo, s.lo)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // collectWindowed reads rowid and score rows of query, at most limit of

@@ -133,3 +133,14 @@ func TestSearchWithin(t *testing.T) {
 		t.Errorf("the, among analyses: %+v, want none", hits)
 	}
 }
+
+func TestMergeSpans(t *testing.T) {
+	got := mergeSpans([]span{{1, 10}, {50, 60}, {12, 20}, {100, 200}, {150, 160}, {61, 70}}, 2)
+	want := []span{{100, 200}, {50, 70}, {1, 20}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("mergeSpans = %v, want %v", got, want)
+	}
+	if got := mergeSpans(nil, 5); len(got) != 0 {
+		t.Errorf("mergeSpans(nil) = %v", got)
+	}
+}
