@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -199,7 +200,8 @@ func TestHistoryTabDeleteUndo(t *testing.T) {
 	if _, err := h.db.Session(t.Context(), ids.file); err != nil {
 		t.Fatalf("after Undo: %v", err)
 	}
-	if !fake.WaitForWaiters(0, t.Context().Done()) || fake.Waiters() != 0 {
+	// The delete's goroutine stops its timer once it sees Undo.
+	if !waitNoTimers(t, fake) {
 		t.Errorf("the undone delete left %d timers", fake.Waiters())
 	}
 	h.ui(func() {
@@ -315,4 +317,12 @@ func TestHistoryTabRerunNeedsAudio(t *testing.T) {
 	h.waitFor(t, "Re-run on with audio", func() bool { return !h.history.rerun.Disabled() && h.history.hasAudio })
 	h.ui(func() { test.Tap(h.history.rerun) })
 	h.waitFor(t, "the re-run dialog", func() bool { return h.window.Canvas().Overlays().Top() != nil })
+}
+
+// waitNoTimers waits until no timer of fake is waiting, for at most
+// 20 s: a margin for a goroutine to run on a loaded machine, not a pace.
+func waitNoTimers(t *testing.T, fake *esclock.Fake) bool {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	return fake.WaitForNoWaiters(ctx.Done())
 }

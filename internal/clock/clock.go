@@ -101,7 +101,7 @@ type Fake struct {
 	mu      sync.Mutex // guards now, waiters, changed
 	now     time.Time
 	waiters []*fakeTimer
-	changed chan struct{} // closed when a timer is added, then replaced
+	changed chan struct{} // closed when a timer is added or removed, then replaced
 }
 
 // NewFake returns a fake clock reading start.
@@ -190,20 +190,45 @@ func (f *Fake) WaitForWaiters(n int, done <-chan struct{}) bool {
 	}
 }
 
+// WaitForNoWaiters blocks until no timer or ticker is waiting (all fired
+// or stopped), or done is closed; it reports whether none is.
+func (f *Fake) WaitForNoWaiters(done <-chan struct{}) bool {
+	for {
+		f.mu.Lock()
+		if len(f.waiters) == 0 {
+			f.mu.Unlock()
+			return true
+		}
+		ch := f.changed
+		f.mu.Unlock()
+		select {
+		case <-ch:
+		case <-done:
+			return false
+		}
+	}
+}
+
 func (f *Fake) add(t *fakeTimer) {
 	f.waiters = append(f.waiters, t)
-	close(f.changed)
-	f.changed = make(chan struct{})
+	f.signal()
 }
 
 func (f *Fake) remove(t *fakeTimer) bool {
 	for i, w := range f.waiters {
 		if w == t {
 			f.waiters = append(f.waiters[:i], f.waiters[i+1:]...)
+			f.signal()
 			return true
 		}
 	}
 	return false
+}
+
+// signal wakes the waits for a change of the waiters.
+func (f *Fake) signal() {
+	close(f.changed)
+	f.changed = make(chan struct{})
 }
 
 type fakeTimer struct {

@@ -90,3 +90,28 @@ func TestRealClock(t *testing.T) {
 		t.Error("zero time")
 	}
 }
+
+func TestWaitForNoWaiters(t *testing.T) {
+	f := NewFake(time.Unix(0, 0))
+	tm := f.NewTimer(time.Second)
+	tk := f.NewTicker(time.Second)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tm.Stop()
+		tk.Stop()
+	}()
+	if !f.WaitForNoWaiters(nil) {
+		t.Fatal("WaitForNoWaiters returned false without done")
+	}
+	if n := f.Waiters(); n != 0 {
+		t.Errorf("%d waiters after WaitForNoWaiters", n)
+	}
+	<-stopped
+	f.NewTimer(time.Second)
+	done := make(chan struct{})
+	close(done)
+	if f.WaitForNoWaiters(done) {
+		t.Error("no waiters reported with a timer waiting")
+	}
+}
