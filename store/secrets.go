@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/zalando/go-keyring"
@@ -55,6 +59,8 @@ const (
 type Keyring struct {
 	Service string // "" for KeyringService
 	User    string // "" for KeyringUser
+	// Timeout bounds each call; 0 is keyringTimeout's choice.
+	Timeout time.Duration
 }
 
 var _ SecretStore = Keyring{}
@@ -73,7 +79,7 @@ func (k Keyring) names() (service, user string) {
 // Get returns the key from the keyring.
 func (k Keyring) Get() (api.Secret, error) {
 	service, user := k.names()
-	v, err := keyring.Get(service, user)
+	v, err := callKeyring(k.Timeout, func() (string, error) { return keyring.Get(service, user) })
 	if err != nil {
 		return "", fmt.Errorf("keyring: get: %w", classify(err))
 	}
@@ -89,7 +95,8 @@ func (k Keyring) Set(s api.Secret) error {
 		return fmt.Errorf("keyring: set: %w", ErrEmptySecret)
 	}
 	service, user := k.names()
-	if err := keyring.Set(service, user, s.Reveal()); err != nil {
+	_, err := callKeyring(k.Timeout, func() (struct{}, error) { return struct{}{}, keyring.Set(service, user, s.Reveal()) })
+	if err != nil {
 		return fmt.Errorf("keyring: set: %w", classify(err))
 	}
 	return nil
@@ -98,10 +105,73 @@ func (k Keyring) Set(s api.Secret) error {
 // Delete removes the key from the keyring.
 func (k Keyring) Delete() error {
 	service, user := k.names()
-	if err := keyring.Delete(service, user); err != nil {
+	_, err := callKeyring(k.Timeout, func() (struct{}, error) { return struct{}{}, keyring.Delete(service, user) })
+	if err != nil {
 		return fmt.Errorf("keyring: delete: %w", classify(err))
 	}
 	return nil
+}
+
+// busOS are the systems whose keyring is the Secret Service over D-Bus.
+var busOS = map[string]bool{"linux": true, "freebsd": true, "openbsd": true, "netbsd": true, "dragonfly": true}
+
+// noSessionBus returns why the keyring cannot be reached before any call
+// is made, or nil. Without a session bus address (nor the user bus at
+// $XDG_RUNTIME_DIR/bus), godbus runs dbus-launch: every call then started
+// a D-Bus daemon that outlived the process, which could in turn start a
+// keyring daemon waiting on an unlock prompt nobody sees (the CLI hung).
+func noSessionBus() error {
+	if !busOS[runtime.GOOS] || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		return nil
+	}
+	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+		if fi, err := os.Stat(filepath.Join(dir, "bus")); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)", ErrSecretServiceUnavailable)
+}
+
+// keyringTimeout is how long a keyring call may take. A call can wait on
+// an unlock prompt: with a display a person may be typing a password;
+// without one on Linux nobody can answer it.
+func keyringTimeout() time.Duration {
+	if busOS[runtime.GOOS] && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return 15 * time.Second
+	}
+	return 3 * time.Minute
+}
+
+// callKeyring runs f, one call of the keyring library, unless there is no
+// session bus, for at most timeout (0: keyringTimeout()). The library's
+// calls cannot be cancelled: one that does not answer in time is left to
+// end on its own and its result dropped, and the error says the keyring
+// is unavailable, so Fallback calls it no more.
+func callKeyring[T any](timeout time.Duration, f func() (T, error)) (T, error) {
+	var zero T
+	if err := noSessionBus(); err != nil {
+		return zero, err
+	}
+	if timeout <= 0 {
+		timeout = keyringTimeout()
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1) // buffered: a late answer ends the goroutine
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-t.C:
+		return zero, fmt.Errorf("%w: it did not answer within %v (is it waiting to be unlocked?)", ErrSecretServiceUnavailable, timeout)
+	}
 }
 
 // classify maps an error of the keyring library to ErrNoSecret or

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/zalando/go-keyring"
@@ -86,6 +90,8 @@ func wraps(err, want error) bool {
 // must not run in parallel.
 func useMockKeyring(t *testing.T, err error) {
 	t.Helper()
+	// The mock answers where a bus would: Keyring asks for one first.
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/mock-bus")
 	if err != nil {
 		keyring.MockInitWithError(err)
 	} else {
@@ -268,5 +274,72 @@ func TestFallbackConcurrent(t *testing.T) {
 	wg.Wait()
 	if _, err := f.Get(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKeyringNeedsASessionBus: with no session bus, Keyring says the
+// keyring is unavailable at once instead of letting godbus run
+// dbus-launch (a daemon left behind at every call, and a keyring
+// activated on it that waited on an unlock prompt: the CLI hung). The
+// user bus at $XDG_RUNTIME_DIR/bus counts as a session bus.
+func TestKeyringNeedsASessionBus(t *testing.T) {
+	useMockKeyring(t, nil)
+	dir := t.TempDir()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	var k Keyring
+	if _, err := k.Get(); !errors.Is(err, ErrSecretServiceUnavailable) || !strings.Contains(err.Error(), "no D-Bus session bus") {
+		t.Fatalf("Get without a bus = %v, want ErrSecretServiceUnavailable naming the missing bus", err)
+	}
+	if err := k.Set("dg-1"); !errors.Is(err, ErrSecretServiceUnavailable) {
+		t.Fatalf("Set without a bus = %v, want ErrSecretServiceUnavailable", err)
+	}
+	if err := k.Delete(); !errors.Is(err, ErrSecretServiceUnavailable) {
+		t.Fatalf("Delete without a bus = %v, want ErrSecretServiceUnavailable", err)
+	}
+	// A file named bus is not a bus; a socket is.
+	if err := os.WriteFile(filepath.Join(dir, "bus"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Get(); !errors.Is(err, ErrSecretServiceUnavailable) {
+		t.Fatalf("Get with a plain file for a bus = %v, want ErrSecretServiceUnavailable", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "bus")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "bus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := k.Get(); !errors.Is(err, ErrNoSecret) {
+		t.Fatalf("Get with the user bus = %v, want the (mock) keyring's ErrNoSecret", err)
+	}
+}
+
+// TestKeyringCallTimeout: a keyring that does not answer (one waiting on
+// an unlock prompt nobody can see) is reported unavailable after the
+// timeout, and Fallback then keeps the key in memory.
+func TestKeyringCallTimeout(t *testing.T) {
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+	release := make(chan struct{})
+	ended := make(chan struct{})
+	_, err := callKeyring(20*time.Millisecond, func() (string, error) {
+		defer close(ended)
+		<-release
+		return "late", nil
+	})
+	if !errors.Is(err, ErrSecretServiceUnavailable) || !strings.Contains(err.Error(), "did not answer within 20ms") {
+		t.Errorf("a call that never answers = %v, want ErrSecretServiceUnavailable after 20ms", err)
+	}
+	close(release)
+	<-ended // the abandoned call still ends, its answer dropped
+
+	v, err := callKeyring(time.Minute, func() (string, error) { return "soon", nil })
+	if err != nil || v != "soon" {
+		t.Errorf("a call that answers = %q, %v", v, err)
+	}
+	if got := keyringTimeout(); got <= 0 {
+		t.Errorf("keyringTimeout() = %v", got)
 	}
 }
