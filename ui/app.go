@@ -213,6 +213,9 @@ type App struct {
 
 	// fileIntel shows a file transcription's intelligence (file.go).
 	fileIntel *fileIntelView
+	// pastWindows are the windows of past sessions opened while live
+	// captions run (pastwindow.go), by session id.
+	pastWindows map[int64]*pastWindow
 
 	mics         []device.Device // the input devices last listed
 	systemSounds []device.Device // the sources of the computer's sound last listed

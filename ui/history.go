@@ -543,10 +543,11 @@ func (h *historyPanel) deleteSession(s store.Session) {
 }
 
 // openSession shows a past session in the caption view, read off the UI
-// goroutine.
+// goroutine, or in a window of its own while live captions run.
 func (c *captionsTab) openSession(s store.Session) {
 	if c.live != nil || c.starting {
-		c.setStatus("Stop the live captions to open another session.", widget.WarningImportance)
+		// The view is the live session's: the past one opens beside it.
+		c.app.openPastWindow(s, 0, false)
 		return
 	}
 	c.opens++

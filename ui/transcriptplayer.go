@@ -55,6 +55,10 @@ type transcriptPlayer struct {
 	marks    []*wordMarks // one per caption row, while audio is loaded
 	caption  int          // the row highlighted, -1 for none
 	setting  bool         // the slider is being moved by the player, not the person
+	// window takes the space key and onScreen says whether the player
+	// is seen there; nil: the main window, while the Captions tab shows.
+	window   fyne.Window
+	onScreen func() bool
 }
 
 func newTranscriptPlayer(a *App, v *captionView, status func(string, widget.Importance)) *transcriptPlayer {
@@ -81,7 +85,11 @@ func (p *transcriptPlayer) buildUI() fyne.CanvasObject {
 	}
 	p.bar = container.NewBorder(nil, nil, p.play, p.pos, p.slider)
 	p.bar.Hide()
-	if w := p.app.window; w != nil {
+	w := p.window
+	if w == nil {
+		w = p.app.window
+	}
+	if w != nil {
 		prev := w.Canvas().OnTypedKey()
 		w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 			if ev.Name == fyne.KeySpace && p.bar.Visible() && p.kept != nil && p.shownInTab() {
@@ -96,9 +104,12 @@ func (p *transcriptPlayer) buildUI() fyne.CanvasObject {
 	return p.bar
 }
 
-// shownInTab reports whether the Captions tab, where the player is, is
-// the one on screen.
+// shownInTab reports whether the player is on screen: the Captions tab,
+// where it is unless onScreen says otherwise, is the one shown.
 func (p *transcriptPlayer) shownInTab() bool {
+	if p.onScreen != nil {
+		return p.onScreen()
+	}
 	t := p.app.tabs
 	return t == nil || t.Selected() == nil || t.Selected().Text == "Captions"
 }
