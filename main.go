@@ -87,6 +87,7 @@ func runApp(ctx context.Context, setup appSetup) error {
 		return err
 	}
 	defer ws.Close() // the inspector's last events, before the history closes
+	prepareDesktop(log)
 	w := ui.New(app.NewWithID(ui.AppID), ws, opts)
 	if err := shot.show(w); err != nil {
 		return err
@@ -171,4 +172,21 @@ func openWorkspace(ctx context.Context) (*cli.Workspace, error) {
 	}
 	closeAll := func() error { return errors.Join(ws.Close(), data.close()) }
 	return &cli.Workspace{Workspace: ws, History: data.db, Close: closeAll}, nil
+}
+
+// prepareDesktop readies what the toolkit expects of a desktop session
+// that a new account may lack: the user's cache folder (Fyne makes only
+// its own folder inside it, and says so on every start when the parent
+// is missing), and no D-Bus daemon started when there is no session bus
+// (Fyne asks D-Bus for the desktop's colour scheme; without a bus godbus
+// launches a daemon that outlives Earshot).
+func prepareDesktop(log *slog.Logger) {
+	if dir, err := os.UserCacheDir(); err == nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			log.Warn("the cache folder", "dir", dir, "err", err)
+		}
+	}
+	if store.NoSessionBusAutolaunch() {
+		log.Info("no D-Bus session bus: the keyring and the desktop's settings are not used")
+	}
 }

@@ -121,7 +121,12 @@ var busOS = map[string]bool{"linux": true, "freebsd": true, "openbsd": true, "ne
 // a D-Bus daemon that outlived the process, which could in turn start a
 // keyring daemon waiting on an unlock prompt nobody sees (the CLI hung).
 func noSessionBus() error {
-	if !busOS[runtime.GOOS] || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+	if !busOS[runtime.GOOS] {
+		return nil
+	}
+	if addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); strings.HasPrefix(addr, disabledBus) {
+		return fmt.Errorf("%w: D-Bus is disabled (DBUS_SESSION_BUS_ADDRESS=%s)", ErrSecretServiceUnavailable, addr)
+	} else if addr != "" {
 		return nil
 	}
 	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
@@ -130,6 +135,23 @@ func noSessionBus() error {
 		}
 	}
 	return fmt.Errorf("%w: there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)", ErrSecretServiceUnavailable)
+}
+
+// disabledBus is the D-Bus address that says there is no session bus and
+// none is to be started.
+const disabledBus = "disabled:"
+
+// NoSessionBusAutolaunch makes sure that nothing in this process starts a
+// D-Bus daemon when there is no session bus: godbus, which Fyne and the
+// keyring use, otherwise runs dbus-launch, and the daemon it starts
+// outlives the process (one more at every start). It sets
+// DBUS_SESSION_BUS_ADDRESS to "disabled:" then, and reports whether it
+// did. Call it before anything uses D-Bus.
+func NoSessionBusAutolaunch() bool {
+	if !busOS[runtime.GOOS] || noSessionBus() == nil || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		return false
+	}
+	return os.Setenv("DBUS_SESSION_BUS_ADDRESS", disabledBus) == nil
 }
 
 // keyringTimeout is how long a keyring call may take. A call can wait on

@@ -297,6 +297,17 @@ func TestKeyringNeedsASessionBus(t *testing.T) {
 	if err := k.Delete(); !errors.Is(err, ErrSecretServiceUnavailable) {
 		t.Fatalf("Delete without a bus = %v, want ErrSecretServiceUnavailable", err)
 	}
+	// Told there is none, Keyring does not look; nor does godbus.
+	if !NoSessionBusAutolaunch() || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "disabled:" {
+		t.Fatalf("NoSessionBusAutolaunch left DBUS_SESSION_BUS_ADDRESS=%q", os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+	}
+	if _, err := k.Get(); !errors.Is(err, ErrSecretServiceUnavailable) || !strings.Contains(err.Error(), "D-Bus is disabled") {
+		t.Fatalf("Get with D-Bus disabled = %v, want ErrSecretServiceUnavailable", err)
+	}
+	if NoSessionBusAutolaunch() {
+		t.Error("NoSessionBusAutolaunch changed an address already set")
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 	// A file named bus is not a bus; a socket is.
 	if err := os.WriteFile(filepath.Join(dir, "bus"), nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -314,6 +325,9 @@ func TestKeyringNeedsASessionBus(t *testing.T) {
 	defer l.Close()
 	if _, err := k.Get(); !errors.Is(err, ErrNoSecret) {
 		t.Fatalf("Get with the user bus = %v, want the (mock) keyring's ErrNoSecret", err)
+	}
+	if NoSessionBusAutolaunch() {
+		t.Error("NoSessionBusAutolaunch disabled D-Bus with the user bus there")
 	}
 }
 
