@@ -8,6 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +38,10 @@ when it started, how long it lasted and its title. "search" finds the
 sessions whose words match every word given (the last also as the start
 of a word), best first, with the matching words and, for captions, where
 in the recording they were said. "export" writes one session: a
-transcript as srt, vtt, txt or json, an analysis as md or json.
+transcript as srt, vtt, txt or json, an analysis as md or json, a
+synthesis as md or json (its text, voice, options and timing) or its
+audio as wav, mp3, ogg, flac or aac. Without --format, the extension of
+-o FILE chooses the format when it names one the session has.
 
 Kinds: captions, file, conversation, synthesis, agent, analysis.
 DATE is YYYY-MM-DD (from the start of that day, local time), today,
@@ -62,7 +67,7 @@ func history(ctx context.Context, env Env, args []string) error {
 	fs.StringVar(&f.since, "since", "", "only sessions started on or after `DATE`")
 	fs.IntVar(&f.limit, "limit", historyDefaultLimit, "print at most `N` sessions or hits")
 	fs.BoolVar(&f.json, "json", false, "print JSON lines instead of a table")
-	fs.StringVar(&f.format, "format", "", "export: `F`, one of srt, vtt, txt, json (a transcript) or md, json (an analysis)")
+	fs.StringVar(&f.format, "format", "", "export: `F`, one of srt, vtt, txt, json (a transcript), md, json (an analysis), or md, json, wav, mp3, ogg, flac, aac (a synthesis)")
 	fs.StringVar(&f.output, "o", "", "export: write to `FILE` instead of standard output")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, historyUsage)
@@ -143,7 +148,11 @@ func history(ctx context.Context, env Env, args []string) error {
 		return writeJSONLines(env.Stdout, list, sessionJSONOf)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(env.Stderr, "Nothing in the history matches.")
+		if filter.Kind == "" && filter.Since.IsZero() {
+			fmt.Fprintln(env.Stderr, "The history is empty: what Earshot transcribes, speaks and analyses is kept there.")
+		} else {
+			fmt.Fprintf(env.Stderr, "No %s in the history.\n", filtered(filter))
+		}
 		return nil
 	}
 	for _, s := range list {
@@ -153,6 +162,29 @@ func history(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "The newest %d; --limit shows more.\n", f.limit)
 	}
 	return nil
+}
+
+// kindNouns name the sessions of each kind, in the plural.
+var kindNouns = map[string]string{
+	store.KindCaptions:     "captions sessions",
+	store.KindFile:         "file transcriptions",
+	store.KindConversation: "conversations",
+	store.KindSynthesis:    "syntheses",
+	store.KindAgent:        "agent conversations",
+	store.KindAnalysis:     "analyses",
+}
+
+// filtered names the sessions filter keeps: "sessions", "syntheses since
+// 2026-11-01".
+func filtered(filter store.Filter) string {
+	what := "sessions"
+	if n, ok := kindNouns[filter.Kind]; ok {
+		what = n
+	}
+	if !filter.Since.IsZero() {
+		what += " since " + filter.Since.Format(time.DateOnly)
+	}
+	return what
 }
 
 // parseKind reads a kind, ignoring case.
@@ -281,7 +313,7 @@ func searchHistory(ctx context.Context, env Env, ws *Workspace, q string, filter
 		return writeJSONLines(env.Stdout, out, func(j hitJSON) hitJSON { return j })
 	}
 	if len(out) == 0 {
-		fmt.Fprintf(env.Stderr, "Nothing in the history matches “%s”.\n", q)
+		fmt.Fprintf(env.Stderr, "No %s match “%s”.\n", filtered(filter), q)
 		return nil
 	}
 	bold := env.isTerminal(env.Stdout)
@@ -365,7 +397,8 @@ func recordingTime(sec float64) string {
 	return fmt.Sprintf("%d:%02d", m, s)
 }
 
-// exportHistory writes session id in the format f asks for.
+// exportHistory writes session id in the format f asks for or, without
+// --format, the one the extension of -o names, when the session has it.
 func exportHistory(ctx context.Context, env Env, ws *Workspace, id int64, f historyFlags) error {
 	s, err := ws.History.Session(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -374,34 +407,121 @@ func exportHistory(ctx context.Context, env Env, ws *Workspace, id int64, f hist
 	if err != nil {
 		return err
 	}
+	name, fromFile := f.format, false
+	if name == "" && f.output != "" && f.output != "-" {
+		name, fromFile = filepath.Ext(f.output), true
+	}
 	var buf bytes.Buffer
-	if s.Kind == store.KindAnalysis {
+	what := ""
+	switch s.Kind {
+	case store.KindAnalysis:
 		format := sessions.AnalysisMarkdown
-		if f.format != "" {
-			if format, err = sessions.ParseAnalysisFormat(f.format); err != nil {
+		if name != "" {
+			g, err := sessions.ParseAnalysisFormat(name)
+			switch {
+			case err == nil:
+				format = g
+			case !fromFile:
 				return reword(err, "an analysis is exported as md or json, not %q", f.format)
 			}
 		}
 		if err := ws.ExportAnalysis(ctx, id, format, &buf); err != nil {
 			return err
 		}
-		return writeOutput(env, f.output, buf.Bytes())
-	}
-	format := sessions.ExportText
-	if f.format != "" {
-		if format, err = sessions.ParseExportFormat(f.format); err != nil {
-			return reword(err, "a transcript is exported as srt, vtt, txt or json, not %q", f.format)
+		what = string(format)
+	case store.KindSynthesis:
+		if enc, ok := synthesisAudioFormat(name); ok {
+			return exportSynthesisAudio(ctx, env, ws, s, enc, f.output)
 		}
+		format := sessions.AnalysisMarkdown
+		if name != "" {
+			g, err := sessions.ParseAnalysisFormat(name)
+			switch {
+			case err == nil:
+				format = g
+			case !fromFile:
+				return reword(err, "a synthesis is exported as md or json, or its audio as wav, mp3, ogg, flac or aac, not %q", f.format)
+			}
+		}
+		if err := ws.ExportSynthesis(ctx, id, format, &buf); err != nil {
+			return err
+		}
+		what = string(format)
+	default:
+		format := sessions.ExportText
+		if name != "" {
+			g, err := sessions.ParseExportFormat(name)
+			switch {
+			case err == nil:
+				format = g
+			case !fromFile:
+				return reword(err, "a transcript is exported as srt, vtt, txt or json, not %q", f.format)
+			}
+		}
+		t, err := ws.Transcript(ctx, id)
+		if err != nil {
+			return err
+		}
+		if len(t.Captions) == 0 && t.Response == nil {
+			return reword(store.ErrNotFound, "session %d (%s, “%s”) has no words to export", id, s.Kind, s.Title)
+		}
+		if err := sessions.Export(&buf, format, t); err != nil {
+			return err
+		}
+		what = string(format)
 	}
-	t, err := ws.Transcript(ctx, id)
+	return writeExport(env, f.output, buf.Bytes(), what)
+}
+
+// synthesisAudioFormat reads an audio format for a synthesis's audio: an
+// extension (wav, mp3, ogg, opus, flac, aac) or an encoding of
+// sessions.SaveEncodings.
+func synthesisAudioFormat(name string) (string, bool) {
+	name = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(name), "."))
+	if name == "" {
+		return "", false
+	}
+	if slices.Contains(sessions.SaveEncodings, name) {
+		return name, true
+	}
+	return sessions.EncodingForPath("audio." + name)
+}
+
+// exportSynthesisAudio writes the audio kept with synthesis s in
+// encoding enc, as `earshot speak -o` does.
+func exportSynthesisAudio(ctx context.Context, env Env, ws *Workspace, s store.Session, enc, out string) error {
+	saved, err := ws.Synthesis(ctx, s.ID)
 	if err != nil {
 		return err
 	}
-	if len(t.Captions) == 0 && t.Response == nil {
-		return reword(store.ErrNotFound, "session %d (%s, “%s”) has no words to export", id, s.Kind, s.Title)
+	if len(saved.PCM) == 0 {
+		return reword(store.ErrNotFound, "synthesis %d (“%s”) kept no audio: export its text with --format md or json", s.ID, s.Title)
 	}
-	if err := sessions.Export(&buf, format, t); err != nil {
+	if out == "" && env.isTerminal(env.Stdout) {
+		return fmt.Errorf("the audio would go to the terminal: write it to a file with -o FILE")
+	}
+	var buf bytes.Buffer
+	if err := sessions.EncodeAudio(ctx, &buf, saved.PCM, saved.SampleRate, enc); err != nil {
 		return err
 	}
-	return writeOutput(env, f.output, buf.Bytes())
+	seconds := float64(len(saved.PCM)) / float64(saved.SampleRate)
+	return writeExport(env, out, buf.Bytes(), fmt.Sprintf("%s, %.1f s", enc, seconds))
+}
+
+// writeExport writes an export to standard output, or whole to the file
+// out, and then says so as `earshot speak -o` does: what is the format.
+func writeExport(env Env, out string, b []byte, what string) error {
+	if out == "" || out == "-" {
+		_, err := env.Stdout.Write(b)
+		return err
+	}
+	err := sessions.WriteFile(out, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write the export: %w", err)
+	}
+	fmt.Fprintf(env.Stderr, "Wrote %s (%s, %s).\n", out, what, byteSize(int64(len(b))))
+	return nil
 }

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/internal/testkit"
+	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -104,7 +109,8 @@ func TestHistoryCommand(t *testing.T) {
 	if hit.SessionID != conv || hit.At == nil || *hit.At != 10 || hit.Snippet != "my invoice is wrong" || len(hit.Matches) != 1 || hit.Matches[0] != "invoice" {
 		t.Errorf("search --json: %+v", hit)
 	}
-	if code := h.runFresh(t, "history", "search", "tides", "--since", "7d"); code != 0 || h.stdout.String() != "" || !strings.Contains(h.stderr.String(), "Nothing in the history matches") {
+	week := time.Now().AddDate(0, 0, -7).Format(time.DateOnly)
+	if code := h.runFresh(t, "history", "search", "tides", "--since", "7d"); code != 0 || h.stdout.String() != "" || h.stderr.String() != "No sessions since "+week+" match “tides”.\n" {
 		t.Errorf("search older than --since: exit %d, %q %q", code, h.stdout.String(), h.stderr.String())
 	}
 
@@ -116,6 +122,17 @@ func TestHistoryCommand(t *testing.T) {
 	b, err := os.ReadFile(file)
 	if err != nil || !strings.Contains(string(b), "00:00:10,000 --> 00:00:15,000") || !strings.Contains(string(b), "my invoice is wrong") {
 		t.Errorf("call.srt: %v\n%s", err, b)
+	}
+	if want := "Wrote " + file + " (srt, " + strconv.Itoa(len(b)) + " bytes).\n"; h.stderr.String() != want || h.stdout.String() != "" {
+		t.Errorf("export -o says %q on standard error and %q on standard output, want %q", h.stderr.String(), h.stdout.String(), want)
+	}
+	// Without --format, the file's extension chooses.
+	file = filepath.Join(t.TempDir(), "call.vtt")
+	if code := h.runFresh(t, "history", "export", strconv.FormatInt(conv, 10), "-o", file); code != 0 {
+		t.Fatalf("export -o call.vtt: exit %d: %s", code, h.stderr.String())
+	}
+	if b, err := os.ReadFile(file); err != nil || !strings.HasPrefix(string(b), "WEBVTT") || !strings.HasPrefix(h.stderr.String(), "Wrote "+file+" (vtt, ") {
+		t.Errorf("call.vtt: %v\n%s\n%s", err, b, h.stderr.String())
 	}
 	if code := h.runFresh(t, "history", "export", strconv.FormatInt(old, 10)); code != 0 || !strings.Contains(h.stdout.String(), "the lecture on tides") {
 		t.Errorf("export txt: exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
@@ -181,4 +198,137 @@ func FuzzParseSince(f *testing.F) {
 			t.Errorf("parseSince(%q) = %v, not the start of a day", s, got)
 		}
 	})
+}
+
+// TestHistoryCommandNothing checks what history says when it lists
+// nothing: that the history is empty, or which filters found nothing.
+func TestHistoryCommandNothing(t *testing.T) {
+	h := newHarness(t, nil)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"history"}, "The history is empty: what Earshot transcribes, speaks and analyses is kept there.\n"},
+		{[]string{"history", "--kind", "captions", "--since", "2026-11-01"}, "No captions sessions since 2026-11-01 in the history.\n"},
+		{[]string{"history", "--kind", "synthesis"}, "No syntheses in the history.\n"},
+		{[]string{"history", "search", "the", "--kind", "captions", "--since", "2026-11-01"}, "No captions sessions since 2026-11-01 match “the”.\n"},
+		{[]string{"history", "search", "the"}, "No sessions match “the”.\n"},
+	} {
+		if code := h.runFresh(t, c.args...); code != 0 || h.stderr.String() != c.want || h.stdout.String() != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want %q", c.args, code, h.stderr.String(), h.stdout.String(), c.want)
+		}
+	}
+}
+
+// saveSynthesis saves a finished synthesis of text with voice as
+// `earshot speak` does: its details, its request and, with pcm, its
+// audio as WAV at 24 kHz.
+func saveSynthesis(t *testing.T, db *store.DB, text, voice string, pcm []int16) int64 {
+	t.Helper()
+	ctx := t.Context()
+	details, err := json.Marshal(sessions.SynthesisDetails{Voice: voice, Family: string(sessions.FamilyGeneral), Speed: 1,
+		TimeToFirstAudioMS: 212, SampleRate: 24000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := db.CreateSession(ctx, store.Session{Kind: store.KindSynthesis, Title: "Greeting", Source: voice, Backend: "Local engine",
+		Model: voice, Details: string(details), Started: time.Now().Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(map[string]any{"text": text, "voice": voice, "speed": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveResponse(ctx, id, body, text); err != nil {
+		t.Fatal(err)
+	}
+	if len(pcm) > 0 {
+		var wav bytes.Buffer
+		if err := audio.EncodeWAV(&wav, pcm, 24000, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SaveAudio(ctx, id, store.Audio{ContentType: "audio/wav", Encoding: api.EncodingLinear16, SampleRate: 24000, Data: wav.Bytes()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.FinishSession(ctx, id, time.Now(), float64(len(pcm))/24000, store.StatusDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestHistoryExportSynthesis exports a synthesis as Markdown, JSON and
+// audio.
+func TestHistoryExportSynthesis(t *testing.T) {
+	h := newHarness(t, nil)
+	pcm := make([]int16, 24000) // a second of a 440 Hz tone
+	for i := range pcm {
+		pcm[i] = int16(8000 * math.Sin(2*math.Pi*440*float64(i)/24000))
+	}
+	id := strconv.FormatInt(saveSynthesis(t, h.db, "Good morning, and welcome aboard.", "aura-2-thalia-en", pcm), 10)
+
+	// Markdown by default, to standard output.
+	if code := h.runFresh(t, "history", "export", id); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, h.stderr.String())
+	}
+	for _, want := range []string{"# Synthesis: Greeting\n", "Good morning, and welcome aboard.\n", "- Voice: aura-2-thalia-en\n", "- Time to first audio: 212 ms\n", "- Audio: 1.0 s at 24000 Hz\n"} {
+		if !strings.Contains(h.stdout.String(), want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, h.stdout.String())
+		}
+	}
+
+	// JSON, to a file.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "greeting.json")
+	if code := h.runFresh(t, "history", "export", id, "--format", "json", "-o", file); code != 0 {
+		t.Fatalf("export json: exit %d: %s", code, h.stderr.String())
+	}
+	b, err := os.ReadFile(file)
+	var got struct{ Text, Voice string }
+	if err == nil {
+		err = json.Unmarshal(b, &got)
+	}
+	if err != nil || got.Text != "Good morning, and welcome aboard." || got.Voice != "aura-2-thalia-en" {
+		t.Errorf("greeting.json: %v\n%s", err, b)
+	}
+	if want := "Wrote " + file + " (json, " + strconv.Itoa(len(b)) + " bytes).\n"; h.stderr.String() != want {
+		t.Errorf("export json says %q, want %q", h.stderr.String(), want)
+	}
+
+	// The audio: as WAV with --format, as MP3 from the file's extension.
+	file = filepath.Join(dir, "greeting.wav")
+	if code := h.runFresh(t, "history", "export", id, "--format", "wav", "-o", file); code != 0 {
+		t.Fatalf("export wav: exit %d: %s", code, h.stderr.String())
+	}
+	if b, err := os.ReadFile(file); err != nil || len(b) != 44+2*len(pcm) || string(b[:4]) != "RIFF" {
+		t.Errorf("greeting.wav: %d bytes, %v", len(b), err)
+	}
+	if !strings.HasPrefix(h.stderr.String(), "Wrote "+file+" (linear16, 1.0 s, ") {
+		t.Errorf("export wav says %q", h.stderr.String())
+	}
+	file = filepath.Join(dir, "greeting.mp3")
+	if code := h.runFresh(t, "history", "export", id, "-o", file); code != 0 {
+		t.Fatalf("export mp3: exit %d: %s", code, h.stderr.String())
+	}
+	if b, err := os.ReadFile(file); err != nil || len(b) < 1000 || !strings.HasPrefix(h.stderr.String(), "Wrote "+file+" (mp3, 1.0 s, ") {
+		t.Errorf("greeting.mp3: %d bytes, %v; %q", len(b), err, h.stderr.String())
+	}
+
+	// Refusals: an unknown format, and audio that was not kept.
+	silent := strconv.FormatInt(saveSynthesis(t, h.db, "Nothing kept.", "aura-2-thalia-en", nil), 10)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"history", "export", id, "--format", "srt"}, `a synthesis is exported as md or json, or its audio as wav, mp3, ogg, flac or aac, not "srt"`},
+		{[]string{"history", "export", silent, "--format", "mp3"}, "kept no audio: export its text with --format md or json"},
+	} {
+		if code := h.runFresh(t, c.args...); code != 1 || !strings.Contains(h.stderr.String(), c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %q", c.args, code, h.stderr.String(), c.want)
+		}
+	}
+	if code := h.runFresh(t, "history", "export", silent); code != 0 || !strings.Contains(h.stdout.String(), "Nothing kept.") {
+		t.Errorf("the text of a synthesis without audio: exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
+	}
 }

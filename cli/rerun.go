@@ -25,7 +25,7 @@ func rerun(ctx context.Context, env Env, args []string) error {
 	fs := flag.NewFlagSet("rerun", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	fs.StringVar(&model, "model", "", "the `MODEL` to ask for (default: the entry's, else the one in Settings)")
-	fs.StringVar(&backend, "backend", "", "`local` (the engine built in) or hosted (default: the one in Settings)")
+	fs.StringVar(&backend, "backend", "", "`local|hosted`: the engine built in, or the hosted service (default: the one in Settings)")
 	fs.StringVar(&region, "region", "", "the hosted service's `REGION`: global, eu, au or in")
 	fs.StringVar(&language, "language", "", "the `LANGUAGE` to ask for (default: the entry's)")
 	fs.BoolVar(&smartFormat, "smart-format", false, "ask for smart formatting (default: as the entry did)")

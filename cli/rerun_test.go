@@ -105,3 +105,14 @@ func TestRerunCommand(t *testing.T) {
 		t.Errorf("help does not list rerun: %s", h.stdout.String())
 	}
 }
+
+// TestRerunHelp checks the placeholders of rerun's flags: the flag
+// package names one after the backquoted word of its usage.
+func TestRerunHelp(t *testing.T) {
+	h := newHarness(t, nil)
+	h.runFresh(t, "rerun", "-h")
+	help := h.stderr.String()
+	if !strings.Contains(help, "-backend local|hosted\n") || strings.Contains(help, "-backend local\n") {
+		t.Errorf("rerun -h:\n%s", help)
+	}
+}

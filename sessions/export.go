@@ -1,16 +1,20 @@
 package sessions
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/asticode/go-astisub"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/store"
 )
 
 // ExportFormat is a format a transcript can be saved in.
@@ -317,4 +321,158 @@ func CaptionsOf(resp *api.ListenResponse) []Caption {
 		}
 	}
 	return out
+}
+
+// ExportSynthesis writes a synthesis read back from history in format f:
+// Markdown is its text, then the voice, the options and the timing, for
+// people; JSON is the same for programs. Its audio is saved with
+// EncodeAudio.
+func ExportSynthesis(w io.Writer, f AnalysisFormat, s SavedSynthesis) error {
+	switch f {
+	case AnalysisJSON:
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(synthesisJSONOf(s))
+	case AnalysisMarkdown:
+		bw := bufio.NewWriter(w)
+		writeSynthesisMarkdown(bw, s)
+		return bw.Flush()
+	}
+	return fmt.Errorf("unknown synthesis format %q: choose md or json", f)
+}
+
+// synthesisJSON is the JSON export of a synthesis.
+type synthesisJSON struct {
+	Title    string           `json:"title"`
+	Created  string           `json:"created,omitempty"` // RFC 3339
+	Status   string           `json:"status"`
+	Error    string           `json:"error,omitempty"`
+	Backend  string           `json:"backend,omitempty"`
+	Voice    string           `json:"voice"`
+	Text     string           `json:"text"`
+	Duration float64          `json:"duration"` // seconds of audio
+	Details  SynthesisDetails `json:"details"`
+}
+
+func synthesisJSONOf(s SavedSynthesis) synthesisJSON {
+	j := synthesisJSON{Title: s.Session.Title, Status: s.Session.Status, Error: s.Session.Error, Backend: s.Session.Backend,
+		Voice: synthesisVoice(s), Text: s.Text, Duration: s.Session.Duration, Details: s.Details}
+	if !s.Session.Started.IsZero() {
+		j.Created = s.Session.Started.UTC().Format(time.RFC3339Nano)
+	}
+	return j
+}
+
+// synthesisVoice is the voice a synthesis asked for.
+func synthesisVoice(s SavedSynthesis) string {
+	if s.Details.Voice != "" {
+		return s.Details.Voice
+	}
+	return s.Session.Model
+}
+
+func writeSynthesisMarkdown(w *bufio.Writer, s SavedSynthesis) {
+	d := s.Details
+	fmt.Fprintf(w, "# Synthesis: %s\n\n", mdInline(s.Session.Title))
+	var meta []string
+	if v := synthesisVoice(s); v != "" {
+		meta = append(meta, "Voice "+mdInline(v))
+	}
+	if s.Session.Backend != "" {
+		meta = append(meta, "Spoken by "+mdInline(s.Session.Backend))
+	}
+	if !s.Session.Started.IsZero() {
+		meta = append(meta, s.Session.Started.Local().Format("2 January 2006 15:04"))
+	}
+	if len(meta) > 0 {
+		fmt.Fprintf(w, "%s\n\n", strings.Join(meta, " · "))
+	}
+	fmt.Fprint(w, "## Text\n\n")
+	n := 0
+	for line := range strings.Lines(s.Text) {
+		if line = strings.TrimSpace(line); line != "" {
+			fmt.Fprintf(w, "%s\n\n", mdLine(line))
+			n++
+		}
+	}
+	if n == 0 {
+		fmt.Fprint(w, "No text was kept.\n\n")
+	}
+
+	fmt.Fprint(w, "## Options and timing\n\n")
+	item := func(format string, args ...any) { fmt.Fprintf(w, "- "+format+"\n", args...) }
+	if v := synthesisVoice(s); v != "" {
+		item("Voice: %s", mdInline(v))
+	}
+	if d.ServiceModel != "" && d.ServiceModel != synthesisVoice(s) {
+		item("Model the service used: %s", mdInline(d.ServiceModel))
+	}
+	if d.Speed != 0 {
+		item("Speed: %s×", strconv.FormatFloat(d.Speed, 'f', -1, 64))
+	}
+	if d.Expressivity != 0 || VoiceFamily(d.Family) == FamilyTurn {
+		item("Expressivity: %+d", d.Expressivity)
+	}
+	if d.TurnByTurn {
+		item("Spoken turn by turn (%d turns)", d.Turns)
+	}
+	if d.TimeToFirstAudioMS > 0 {
+		item("Time to first audio: %.0f ms", d.TimeToFirstAudioMS)
+	}
+	if d.PlaybackLatencyMS > 0 {
+		item("Playback started %.0f ms after the first audio", d.PlaybackLatencyMS)
+	}
+	if s.Session.Duration > 0 {
+		length := fmt.Sprintf("Audio: %.1f s", s.Session.Duration)
+		if d.SampleRate > 0 {
+			length += fmt.Sprintf(" at %d Hz", d.SampleRate)
+		}
+		item("%s", length)
+	}
+	if d.Stopped {
+		item("Stopped before the end")
+	}
+	if d.InterruptedSpoken != "" || d.InterruptedRemaining != "" {
+		item("Interrupted: spoken “%s”, left “%s”", mdInline(d.InterruptedSpoken), mdInline(d.InterruptedRemaining))
+	}
+	if s.Session.Status == store.StatusFailed {
+		why := "Failed"
+		if s.Session.Error != "" {
+			why += ": " + mdInline(s.Session.Error)
+		}
+		item("%s", why)
+	}
+}
+
+// mdLine is mdInline for a line that stands as its own paragraph: one
+// that would start a heading, a quote or a list is escaped.
+func mdLine(s string) string {
+	s = mdInline(s)
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '#', '>', '-', '+', '=', '|':
+		return `\` + s
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && (s[i] == '.' || s[i] == ')') {
+		return s[:i] + `\` + s[i:]
+	}
+	return s
+}
+
+// Synthesis reads a synthesis back from history with its text and, when
+// it was kept, its audio.
+func (w *Workspace) Synthesis(ctx context.Context, id int64) (SavedSynthesis, error) {
+	return NewVoices(VoicesConfig{History: w.cfg.History, Logger: w.log}).Open(ctx, id)
+}
+
+// ExportSynthesis writes the synthesis id of history in format f.
+func (w *Workspace) ExportSynthesis(ctx context.Context, id int64, f AnalysisFormat, out io.Writer) error {
+	s, err := w.Synthesis(ctx, id)
+	if err != nil {
+		return err
+	}
+	return ExportSynthesis(out, f, s)
 }

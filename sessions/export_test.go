@@ -3,7 +3,9 @@ package sessions_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,7 +14,9 @@ import (
 	"github.com/asticode/go-astisub"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
 )
 
 // caption builds a caption from words of text, one every step seconds
@@ -375,5 +379,125 @@ func TestCaptionsOf(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// saveSynthesis saves a finished synthesis of text with voice as the
+// Voices tab does: its details, its request and, with pcm, its audio as
+// WAV at 24 kHz.
+func saveSynthesis(t *testing.T, db *store.DB, text, voice string, pcm []int16) int64 {
+	t.Helper()
+	ctx := t.Context()
+	details, err := json.Marshal(sessions.SynthesisDetails{Voice: voice, Family: string(sessions.FamilyTurn), Speed: 1.25, Expressivity: 1,
+		TurnByTurn: true, TimeToFirstAudioMS: 183.5, PlaybackLatencyMS: 41, Turns: 2, SampleRate: 24000, ServiceModel: voice + "-v2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Date(2026, 11, 3, 14, 5, 0, 0, time.UTC)
+	id, err := db.CreateSession(ctx, store.Session{Kind: store.KindSynthesis, Title: "Welcome", Source: voice, Backend: "Local engine",
+		Model: voice, Options: `{"voice":"` + voice + `","speed":1.25}`, Details: string(details), Started: started})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(map[string]any{"text": text, "voice": voice, "speed": 1.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveResponse(ctx, id, body, text); err != nil {
+		t.Fatal(err)
+	}
+	if len(pcm) > 0 {
+		var wav bytes.Buffer
+		if err := audio.EncodeWAV(&wav, pcm, 24000, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SaveAudio(ctx, id, store.Audio{ContentType: "audio/wav", Encoding: api.EncodingLinear16, SampleRate: 24000, Data: wav.Bytes()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.FinishSession(ctx, id, started.Add(3*time.Second), float64(len(pcm))/24000, store.StatusDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// tone24k is d seconds of a 440 Hz tone at 24 kHz.
+func tone24k(d float64) []int16 {
+	pcm := make([]int16, int(d*24000))
+	for i := range pcm {
+		pcm[i] = int16(8000 * math.Sin(2*math.Pi*440*float64(i)/24000))
+	}
+	return pcm
+}
+
+func TestExportSynthesis(t *testing.T) {
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	w, err := sessions.NewWorkspace(sessions.WorkspaceConfig{History: db, Keys: sessions.NewKeys(&store.Memory{}, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = "# Hello, and welcome.\nThis is *the* show."
+	id := saveSynthesis(t, db, text, "flux-aria-en", tone24k(1.5))
+
+	var md bytes.Buffer
+	if err := w.ExportSynthesis(t.Context(), id, sessions.AnalysisMarkdown, &md); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", md.String())
+	for _, want := range []string{
+		"# Synthesis: Welcome\n\nVoice flux-aria-en · Spoken by Local engine · " + time.Date(2026, 11, 3, 14, 5, 0, 0, time.UTC).Local().Format("2 January 2006 15:04") + "\n\n",
+		"## Text\n\n\\# Hello, and welcome.\n\nThis is \\*the\\* show.\n\n",
+		"- Voice: flux-aria-en\n", "- Model the service used: flux-aria-en-v2\n", "- Speed: 1.25×\n", "- Expressivity: +1\n",
+		"- Spoken turn by turn (2 turns)\n", "- Time to first audio: 184 ms\n", "- Playback started 41 ms after the first audio\n",
+		"- Audio: 1.5 s at 24000 Hz\n",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+
+	var js bytes.Buffer
+	if err := w.ExportSynthesis(t.Context(), id, sessions.AnalysisJSON, &js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Title, Created, Status, Backend, Voice, Text string
+		Duration                                     float64
+		Details                                      sessions.SynthesisDetails
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, js.String())
+	}
+	if got.Text != text || got.Voice != "flux-aria-en" || got.Title != "Welcome" || got.Created != "2026-11-03T14:05:00Z" ||
+		got.Status != store.StatusDone || got.Backend != "Local engine" || got.Duration != 1.5 ||
+		got.Details.TimeToFirstAudioMS != 183.5 || got.Details.Speed != 1.25 || got.Details.ServiceModel != "flux-aria-en-v2" {
+		t.Errorf("the JSON: %+v\n%s", got, js.String())
+	}
+
+	// The audio reads back at its own rate, to be saved with EncodeAudio.
+	saved, err := w.Synthesis(t.Context(), id)
+	if err != nil || saved.SampleRate != 24000 || len(saved.PCM) != 36000 {
+		t.Errorf("Synthesis: %d samples at %d Hz, %v", len(saved.PCM), saved.SampleRate, err)
+	}
+	if err := w.ExportSynthesis(t.Context(), id, "srt", &bytes.Buffer{}); err == nil {
+		t.Error("a synthesis exported as srt")
+	}
+	if err := w.ExportSynthesis(t.Context(), 9999, sessions.AnalysisJSON, &bytes.Buffer{}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a missing synthesis: %v", err)
+	}
+
+	// A synthesis without its text, details or audio still exports what
+	// there is.
+	bare, err := db.CreateSession(t.Context(), store.Session{Kind: store.KindSynthesis, Title: "Bare", Model: "aura-2-thalia-en", Started: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md.Reset()
+	if err := w.ExportSynthesis(t.Context(), bare, sessions.AnalysisMarkdown, &md); err != nil || !strings.Contains(md.String(), "No text was kept.") || !strings.Contains(md.String(), "- Voice: aura-2-thalia-en") {
+		t.Errorf("a bare synthesis: %v\n%s", err, md.String())
 	}
 }

@@ -527,13 +527,13 @@ func (t *historyTab) updateControls() {
 	r, on := t.selectedEntry()
 	enable(t.open, on)
 	enable(t.rename, on)
-	enable(t.export, on && r.s.Kind != store.KindSynthesis)
+	enable(t.export, on)
 	enable(t.del, on && r.s.Status != store.StatusRunning)
 	enable(t.rerun, on && t.hasAudio)
 }
 
 // checkAudio finds out, off the UI goroutine, whether s has its audio
-// kept, for Re-run.
+// kept, for Re-run and, for a synthesis, Export.
 func (t *historyTab) checkAudio(s store.Session) {
 	t.hasAudio = false
 	t.app.goAsync(func(ctx context.Context) {

@@ -2,9 +2,11 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/api"
 	esclock "github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
@@ -272,7 +275,8 @@ func (t *historyTab) deleted(p *pendingDelete, err error) {
 
 // onExport asks for a format, then for a file, and writes the selected
 // entry there: a transcript as subtitles, text or JSON, an analysis as
-// Markdown or JSON.
+// Markdown or JSON, a synthesis as Markdown or JSON or, when its audio
+// is kept, its audio as the Voices tab saves it.
 func (t *historyTab) onExport() {
 	r, ok := t.selectedEntry()
 	if !ok {
@@ -281,21 +285,39 @@ func (t *historyTab) onExport() {
 	type choice struct {
 		name, ext string
 		write     func(ctx context.Context, w io.Writer) error
+		// audio is the encoding of a synthesis's audio, "" for a
+		// document; a file named with another audio extension chooses
+		// that one, as in the Voices tab.
+		audio string
 	}
 	var choices []choice
-	if r.s.Kind == store.KindAnalysis {
+	switch r.s.Kind {
+	case store.KindAnalysis, store.KindSynthesis:
 		for _, f := range []sessions.AnalysisFormat{sessions.AnalysisMarkdown, sessions.AnalysisJSON} {
 			name := "Markdown (.md)"
 			if f == sessions.AnalysisJSON {
 				name = "JSON, the service's format (.json)"
 			}
-			choices = append(choices, choice{name, f.Extension(), func(ctx context.Context, w io.Writer) error {
-				return t.app.ws.ExportAnalysis(ctx, r.s.ID, f, w)
-			}})
+			write := func(ctx context.Context, w io.Writer) error { return t.app.ws.ExportAnalysis(ctx, r.s.ID, f, w) }
+			if r.s.Kind == store.KindSynthesis {
+				if f == sessions.AnalysisJSON {
+					name = "JSON (.json)"
+				}
+				write = func(ctx context.Context, w io.Writer) error { return t.app.ws.ExportSynthesis(ctx, r.s.ID, f, w) }
+			}
+			choices = append(choices, choice{name: name, ext: f.Extension(), write: write})
 		}
-	} else {
+		if r.s.Kind == store.KindSynthesis && t.hasAudio {
+			enc := t.app.voices.settings.SaveEncoding
+			if !slices.Contains(sessions.SaveEncodings, enc) {
+				enc = api.EncodingMP3
+			}
+			ext := sessions.SaveExtension(enc)
+			choices = append(choices, choice{name: "The audio, " + enc + " (" + ext + ")", ext: ext, audio: enc})
+		}
+	default:
 		for _, x := range exportFormatNames {
-			choices = append(choices, choice{x.name, x.f.Extension(), func(ctx context.Context, w io.Writer) error {
+			choices = append(choices, choice{name: x.name, ext: x.f.Extension(), write: func(ctx context.Context, w io.Writer) error {
 				return t.app.ws.Export(ctx, r.s.ID, x.f, w)
 			}})
 		}
@@ -321,8 +343,31 @@ func (t *historyTab) onExport() {
 			}
 			name := strings.TrimSuffix(exportFileName(r.s.Title, sessions.ExportFormat(strings.TrimPrefix(c.ext, "."))), c.ext) + c.ext
 			req := pathRequest{title: "Export", confirm: "Save", save: true, extensions: []string{c.ext}, name: name}
-			t.app.askPath(req, func(path string) { t.writeExport(path, c.write) })
+			t.app.askPath(req, func(path string) {
+				write := c.write
+				if c.audio != "" {
+					enc := c.audio
+					if e, ok := sessions.EncodingForPath(path); ok && filepath.Ext(path) != c.ext {
+						enc = e
+					}
+					write = func(ctx context.Context, w io.Writer) error { return t.writeSynthesisAudio(ctx, r.s.ID, enc, w) }
+				}
+				t.writeExport(path, write)
+			})
 		}, t.app.window).Show()
+}
+
+// writeSynthesisAudio writes the audio kept with synthesis id to w in
+// encoding enc.
+func (t *historyTab) writeSynthesisAudio(ctx context.Context, id int64, enc string, w io.Writer) error {
+	saved, err := t.app.ws.Synthesis(ctx, id)
+	if err != nil {
+		return err
+	}
+	if len(saved.PCM) == 0 {
+		return errors.New("this synthesis kept no audio")
+	}
+	return sessions.EncodeAudio(ctx, w, saved.PCM, saved.SampleRate, enc)
 }
 
 // writeExport writes an export to path, off the UI goroutine.

@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +17,10 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
 	esclock "github.com/earshot-app/earshot/internal/clock"
+	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -325,4 +332,130 @@ func waitNoTimers(t *testing.T, fake *esclock.Fake) bool {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	return fake.WaitForNoWaiters(ctx.Done())
+}
+
+// seedSynthesis saves a finished synthesis of text with voice as the
+// Voices tab does: its details, its request and, with pcm, its audio as
+// WAV at 24 kHz.
+func seedSynthesis(t *testing.T, db *store.DB, title, text, voice string, pcm []int16) int64 {
+	t.Helper()
+	ctx := t.Context()
+	details, err := json.Marshal(sessions.SynthesisDetails{Voice: voice, Family: string(sessions.FamilyGeneral), Speed: 1,
+		TimeToFirstAudioMS: 150, SampleRate: 24000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := db.CreateSession(ctx, store.Session{Kind: store.KindSynthesis, Title: title, Source: voice, Model: voice,
+		Details: string(details), Started: clockTime.Add(-30 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(map[string]any{"text": text, "voice": voice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveResponse(ctx, id, body, text); err != nil {
+		t.Fatal(err)
+	}
+	if len(pcm) > 0 {
+		var wav bytes.Buffer
+		if err := audio.EncodeWAV(&wav, pcm, 24000, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SaveAudio(ctx, id, store.Audio{ContentType: "audio/wav", Encoding: api.EncodingLinear16, SampleRate: 24000, Data: wav.Bytes()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.FinishSession(ctx, id, clockTime.Add(-29*time.Minute), float64(len(pcm))/24000, store.StatusDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// exportHistoryAs exports the selected entry with the History tab's
+// Export as a person would: choice is picked in the dialog, and the file
+// dialog's proposed name, in dir, is kept or, with name, replaced. It
+// returns the file's name and contents.
+func (h *harness) exportHistoryAs(t *testing.T, choice, name, dir string) (string, []byte) {
+	t.Helper()
+	h.startFileDialogsIn(dir)
+	h.ui(func() { test.Tap(h.history.export) })
+	formats, ok := h.inOverlays(func(o fyne.CanvasObject) bool { _, ok := o.(*widget.RadioGroup); return ok }).(*widget.RadioGroup)
+	if !ok {
+		t.Fatalf("the export dialog offers no formats; window:\n%s", h.screen())
+	}
+	h.ui(func() {
+		if !slices.Contains(formats.Options, choice) {
+			t.Errorf("the export dialog offers %q, not %q", formats.Options, choice)
+		}
+		formats.SetSelected(choice)
+	})
+	h.tapDialogButton(t, "Choose file…")
+	field, ok := h.inOverlays(func(o fyne.CanvasObject) bool { e, ok := o.(*boundedEntry); return ok && e.Visible() }).(*boundedEntry)
+	if !ok {
+		t.Fatalf("the save dialog has no file name; window:\n%s", h.screen())
+	}
+	h.ui(func() {
+		if name != "" {
+			field.SetText(filepath.Join(dir, name))
+		}
+		name = filepath.Base(field.Text)
+	})
+	h.tapDialogButton(t, "Save")
+	h.waitFor(t, "Saved "+name, func() bool { return h.history.status.Text == "Saved "+name+"." })
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name, b
+}
+
+// TestHistoryTabExportSynthesis exports a synthesis from the History tab
+// as Markdown, JSON and its audio.
+func TestHistoryTabExportSynthesis(t *testing.T) {
+	h := newHarness(t, nil, Options{})
+	pcm := make([]int16, 12000) // half a second of a 440 Hz tone
+	for i := range pcm {
+		pcm[i] = int16(8000 * math.Sin(2*math.Pi*440*float64(i)/24000))
+	}
+	silent := seedSynthesis(t, h.db, "Silent note", "Nothing was kept of this.", "aura-2-luna-en", nil)
+	id := seedSynthesis(t, h.db, "Welcome message", "Welcome to the show, everyone.", "aura-2-thalia-en", pcm)
+	h.ui(func() { h.SelectTab("History"); h.history.reload() })
+	h.waitHistory(t, "the syntheses", id, silent)
+
+	h.selectHistory(t, id)
+	h.waitFor(t, "Export on, with the audio found", func() bool { return !h.history.export.Disabled() && h.history.hasAudio })
+	dir := t.TempDir()
+	name, md := h.exportHistoryAs(t, "Markdown (.md)", "", dir)
+	if name != "Welcome message.md" || !strings.Contains(string(md), "Welcome to the show, everyone.") || !strings.Contains(string(md), "- Voice: aura-2-thalia-en") {
+		t.Errorf("%s:\n%s", name, md)
+	}
+	name, js := h.exportHistoryAs(t, "JSON (.json)", "", dir)
+	var got struct{ Text, Voice string }
+	if err := json.Unmarshal(js, &got); err != nil || name != "Welcome message.json" || got.Text != "Welcome to the show, everyone." || got.Voice != "aura-2-thalia-en" {
+		t.Errorf("%s: %v\n%s", name, err, js)
+	}
+	// The audio, in the Voices tab's format unless the file's name asks
+	// for another.
+	enc := h.voices.settings.SaveEncoding
+	_, wav := h.exportHistoryAs(t, "The audio, "+enc+" ("+sessions.SaveExtension(enc)+")", "welcome.wav", dir)
+	if len(wav) != 44+2*len(pcm) || string(wav[:4]) != "RIFF" {
+		t.Errorf("welcome.wav: %d bytes", len(wav))
+	}
+
+	// Without audio kept, the text still exports, and no audio is offered.
+	h.selectHistory(t, silent)
+	h.waitFor(t, "the silent synthesis selected", func() bool { return h.history.selected == silent && !h.history.export.Disabled() })
+	_, md = h.exportHistoryAs(t, "Markdown (.md)", "", dir)
+	if !strings.Contains(string(md), "Nothing was kept of this.") {
+		t.Errorf("Silent note.md:\n%s", md)
+	}
+	h.ui(func() { test.Tap(h.history.export) })
+	formats, _ := h.inOverlays(func(o fyne.CanvasObject) bool { _, ok := o.(*widget.RadioGroup); return ok }).(*widget.RadioGroup)
+	h.ui(func() {
+		if formats == nil || len(formats.Options) != 2 {
+			t.Errorf("a synthesis without audio offers %v", formats)
+		}
+	})
+	h.tapDialogButton(t, "Cancel")
 }
