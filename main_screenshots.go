@@ -194,15 +194,36 @@ func setUpScreenshot(ctx context.Context, shot string, cfg *sessions.WorkspaceCo
 const historyQuery = "and "
 
 // fillHistory gives the history screenshot entries of several kinds,
-// made by the local engine before the window opens: the LibriVox reading
-// and the card player transcribed from their files, the support call
-// analysed, and a sentence spoken.
+// made by the local engine before the window opens: live captions of a
+// LibriVox reading and the card player, the card player and another
+// reading transcribed from their files, the support call analysed, and a
+// sentence spoken.
 func fillHistory(ctx context.Context, cfg sessions.WorkspaceConfig) error {
 	ws, err := sessions.NewWorkspace(cfg)
 	if err != nil {
 		return err
 	}
-	for _, clip := range []string{recordingClips[0], recordingClips[1], recordingClips[2]} {
+	// Live captions of the reader and the card player, replayed as fast
+	// as the engine takes them: a caption hit shows where it was said.
+	rec, err := loadRecording(ctx, recordingClips[:2], 0.6, "Recording: a reader and a card player")
+	if err != nil {
+		return err
+	}
+	src, err := audio.NewReplay(audio.Format{Encoding: audio.EncodingLinear16, SampleRate: 16000, Channels: 1}, rec.samples, audio.ReplayConfig{})
+	if err != nil {
+		return err
+	}
+	c, err := ws.StartCaptions(ctx, sessions.CaptionsRequest{Source: src, SourceName: rec.name})
+	if err != nil {
+		return fmt.Errorf("the history screenshot's captions: %w", err)
+	}
+	for range c.Events() {
+	}
+	<-c.Done()
+	if err := c.Err(); err != nil {
+		return fmt.Errorf("the history screenshot's captions: %w", err)
+	}
+	for _, clip := range []string{recordingClips[1], recordingClips[2]} {
 		if _, err := ws.TranscribeFile(ctx, speechData+clip, nil); err != nil {
 			return fmt.Errorf("the history screenshot's file %s: %w", clip, err)
 		}
