@@ -31,7 +31,9 @@ func (t *historyTab) onOpen() {
 	a := t.app
 	switch r.s.Kind {
 	case store.KindCaptions, store.KindFile, store.KindConversation:
-		a.SelectTab("Captions")
+		if a.captions.live == nil && !a.captions.starting { // else in a window
+			a.SelectTab("Captions")
+		}
 		a.captions.openSessionAt(r.s, r.at, r.hasAt)
 	case store.KindSynthesis:
 		a.SelectTab("Voices")
@@ -48,10 +50,12 @@ func (t *historyTab) onOpen() {
 }
 
 // openSessionAt shows a past session in the caption view, as
-// openSession does, and with hasAt scrolls to the caption said at at.
+// openSession does (in a window of its own while live captions run), and
+// with hasAt scrolls to the caption said at at.
 func (c *captionsTab) openSessionAt(s store.Session, at float64, hasAt bool) {
 	if c.live != nil || c.starting {
-		c.setStatus("Stop the live captions to open another session.", widget.WarningImportance)
+		// The view is the live session's: the past one opens beside it.
+		c.app.openPastWindow(s, at, hasAt)
 		return
 	}
 	if !hasAt {

@@ -79,6 +79,22 @@ func TestPastSessionWindowWhileLive(t *testing.T) {
 	h.waitFor(t, "the window gone, its player stopped", func() bool {
 		return h.pastWindows[past.ID] == nil && !pw.player.isPlaying() && pw.player.kept == nil
 	})
+	// From the History tab, a caption found by a search: its window,
+	// at that caption, and the History tab stays in front.
+	h.ui(func() { h.SelectTab("History"); h.history.search.SetText("five") })
+	h.waitFor(t, "the hit", func() bool { return len(h.history.rows) == 1 && h.history.rows[0].hasAt })
+	h.selectHistory(t, past.ID)
+	h.ui(func() { test.Tap(h.history.open) })
+	h.waitFor(t, "the window at the caption", func() bool {
+		pw = h.pastWindows[past.ID]
+		return pw != nil && strings.Contains(pw.status.Text, "Opened at 00:03")
+	})
+	h.ui(func() {
+		if got := h.tabs.Selected().Text; got != "History" {
+			t.Errorf("opening in a window turned the window to the %s tab", got)
+		}
+		pw.window.Close()
+	})
 	close(release)
 	h.ui(func() { test.Tap(c.start) })
 	h.waitFor(t, "the live session to stop", func() bool { return c.live == nil })
