@@ -415,15 +415,11 @@ func exportHistory(ctx context.Context, env Env, ws *Workspace, id int64, f hist
 	what := ""
 	switch s.Kind {
 	case store.KindAnalysis:
-		format := sessions.AnalysisMarkdown
-		if name != "" {
-			g, err := sessions.ParseAnalysisFormat(name)
-			switch {
-			case err == nil:
-				format = g
-			case !fromFile:
-				return reword(err, "an analysis is exported as md or json, not %q", f.format)
-			}
+		format, err := mdOrJSON(name, fromFile, func(err error) error {
+			return reword(err, "an analysis is exported as md or json, not %q", f.format)
+		})
+		if err != nil {
+			return err
 		}
 		if err := ws.ExportAnalysis(ctx, id, format, &buf); err != nil {
 			return err
@@ -433,15 +429,11 @@ func exportHistory(ctx context.Context, env Env, ws *Workspace, id int64, f hist
 		if enc, ok := synthesisAudioFormat(name); ok {
 			return exportSynthesisAudio(ctx, env, ws, s, enc, f.output)
 		}
-		format := sessions.AnalysisMarkdown
-		if name != "" {
-			g, err := sessions.ParseAnalysisFormat(name)
-			switch {
-			case err == nil:
-				format = g
-			case !fromFile:
-				return reword(err, "a synthesis is exported as md or json, or its audio as wav, mp3, ogg, flac or aac, not %q", f.format)
-			}
+		format, err := mdOrJSON(name, fromFile, func(err error) error {
+			return reword(err, "a synthesis is exported as md or json, or its audio as wav, mp3, ogg, flac or aac, not %q", f.format)
+		})
+		if err != nil {
+			return err
 		}
 		if err := ws.ExportSynthesis(ctx, id, format, &buf); err != nil {
 			return err
@@ -524,4 +516,21 @@ func writeExport(env Env, out string, b []byte, what string) error {
 	}
 	fmt.Fprintf(env.Stderr, "Wrote %s (%s, %s).\n", out, what, byteSize(int64(len(b))))
 	return nil
+}
+
+// mdOrJSON is the Markdown or JSON format name asks for: Markdown when
+// name is empty, or when it is a file's extension that names neither; a
+// format asked by name that is neither is refused through wrong.
+func mdOrJSON(name string, fromFile bool, wrong func(error) error) (sessions.AnalysisFormat, error) {
+	if name == "" {
+		return sessions.AnalysisMarkdown, nil
+	}
+	g, err := sessions.ParseAnalysisFormat(name)
+	switch {
+	case err == nil:
+		return g, nil
+	case !fromFile:
+		return "", wrong(err)
+	}
+	return sessions.AnalysisMarkdown, nil
 }

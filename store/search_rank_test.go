@@ -26,24 +26,9 @@ func TestSearchRanked(t *testing.T) {
 	}
 	// rankWindow+600 captions with "common" in each, in one transaction.
 	const filler = rankWindow + 600
-	tx, err := d.w.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stmt, err := tx.PrepareContext(ctx, insertSegmentSQL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range filler {
-		text := fmt.Sprintf("a common remark number %d about the weather today", i)
-		if _, err := stmt.ExecContext(ctx, lecture, i, float64(i), float64(i)+1, nil, text, "", 0.9, 0, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stmt.Close()
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	fillSegments(t, d, lecture, filler, 1, func(i int) string {
+		return fmt.Sprintf("a common remark number %d about the weather today", i)
+	})
 	add := func(session int64, seq int, start float64, text string) {
 		t.Helper()
 		if _, err := d.AddSegment(ctx, Segment{SessionID: session, Seq: seq, Start: start, End: start + 2, Text: text}); err != nil {

@@ -24,26 +24,7 @@ func TestSearchWithin(t *testing.T) {
 		}
 		return id
 	}
-	fill := func(session int64, n int, text func(i int) string) {
-		t.Helper()
-		tx, err := d.w.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stmt, err := tx.PrepareContext(ctx, insertSegmentSQL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range n {
-			if _, err := stmt.ExecContext(ctx, session, i, float64(3*i), float64(3*i+2), nil, text(i), "", 0.9, 0, ""); err != nil {
-				t.Fatal(err)
-			}
-		}
-		stmt.Close()
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fill := func(session int64, n int, text func(i int) string) { fillSegments(t, d, session, n, 3, text) }
 	// Oldest: 2,100 one-caption sessions of captions, then an agent
 	// conversation of 300 captions (one with the word three times), then
 	// a file, then 4,500 newer captions of another session.
@@ -142,5 +123,31 @@ func TestMergeSpans(t *testing.T) {
 	}
 	if got := mergeSpans(nil, 5); len(got) != 0 {
 		t.Errorf("mergeSpans(nil) = %v", got)
+	}
+}
+
+// fillSegments writes n segments of session in one transaction, through
+// AddSegment's insert (the search index's triggers see them as they see
+// AddSegment's): segment i says text(i), from every*i to every*i+2 s.
+func fillSegments(t testing.TB, d *DB, session int64, n int, every float64, text func(i int) string) {
+	t.Helper()
+	ctx := t.Context()
+	tx, err := d.w.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmt, err := tx.PrepareContext(ctx, insertSegmentSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		at := every * float64(i)
+		if _, err := stmt.ExecContext(ctx, session, i, at, at+2, nil, text(i), "", 0.9, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stmt.Close()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -174,28 +174,21 @@ func (f *Fake) Waiters() int {
 // or done is closed; it reports whether they are. Tests call it before
 // Advance so that the code under test has set its timer first.
 func (f *Fake) WaitForWaiters(n int, done <-chan struct{}) bool {
-	for {
-		f.mu.Lock()
-		if len(f.waiters) >= n {
-			f.mu.Unlock()
-			return true
-		}
-		ch := f.changed
-		f.mu.Unlock()
-		select {
-		case <-ch:
-		case <-done:
-			return false
-		}
-	}
+	return f.waitWaiters(func(w int) bool { return w >= n }, done)
 }
 
 // WaitForNoWaiters blocks until no timer or ticker is waiting (all fired
 // or stopped), or done is closed; it reports whether none is.
 func (f *Fake) WaitForNoWaiters(done <-chan struct{}) bool {
+	return f.waitWaiters(func(w int) bool { return w == 0 }, done)
+}
+
+// waitWaiters blocks until ok holds of the number of waiters, or done is
+// closed; it reports whether ok holds.
+func (f *Fake) waitWaiters(ok func(int) bool, done <-chan struct{}) bool {
 	for {
 		f.mu.Lock()
-		if len(f.waiters) == 0 {
+		if ok(len(f.waiters)) {
 			f.mu.Unlock()
 			return true
 		}
