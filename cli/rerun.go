@@ -139,6 +139,11 @@ func writeRerunText(env Env, res *sessions.RerunResult) error {
 	}
 	fmt.Fprintf(w, "\nOriginal: %s\nRe-run:   %s\n\nDiff: %s\n\n", orDash(o.Transcript), orDash(n.Transcript), orDash(res.Diff.Inline()))
 	d := res.Diff
+	if d.RefWords == 0 {
+		// A rate against no words is no measure.
+		fmt.Fprintf(w, "Word error rate: none, as the original has no words (the re-run has %d).\n", len(strings.Fields(n.Transcript)))
+		return nil
+	}
 	fmt.Fprintf(w, "Word error rate of the re-run against the original: %.1f%% (%d %s, %d %s, %d %s in %d %s)\n",
 		100*res.WER, d.Substitutions, plural(d.Substitutions, "substitution"), d.Deletions, plural(d.Deletions, "deletion"),
 		d.Insertions, plural(d.Insertions, "insertion"), d.RefWords, plural(d.RefWords, "word"))

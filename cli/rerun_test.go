@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,10 +97,26 @@ func TestRerunCommand(t *testing.T) {
 		{[]string{"rerun", strconv.FormatInt(noAudio, 10)}, 1, "this entry has no audio to run again"},
 		{[]string{"rerun", "987654"}, 1, "there is no history entry 987654"},
 		{[]string{"rerun", id, "--backend", "hosted"}, 1, "no API key is set"},
+		{[]string{"rerun", id, "--region", "eu"}, 1, "is the hosted service's"}, // the settings' service is the local engine
 	} {
 		if code := h.runFresh(t, tc.args...); code != tc.code || !strings.Contains(h.stderr.String(), tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, h.stderr.String(), tc.code, tc.want)
 		}
+	}
+	// An entry whose audio is kept but whose words are none: no rate.
+	silent, err := h.db.CreateSession(t.Context(), store.Session{Kind: store.KindCaptions, Title: "no words", Status: store.StatusDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wav, err := os.ReadFile(clip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.db.SaveAudio(t.Context(), silent, store.Audio{ContentType: "audio/wav", Encoding: "linear16", SampleRate: 16000, Data: wav}); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.runFresh(t, "rerun", strconv.FormatInt(silent, 10)); code != 0 || !strings.Contains(h.stdout.String(), "Word error rate: none, as the original has no words (the re-run has ") {
+		t.Errorf("an original without words: exit %d, %s%s", code, h.stdout.String(), h.stderr.String())
 	}
 	if code := h.runFresh(t, "help"); code != 0 || !strings.Contains(h.stdout.String(), "rerun ") {
 		t.Errorf("help does not list rerun: %s", h.stdout.String())

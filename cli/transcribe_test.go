@@ -149,7 +149,9 @@ type harness struct {
 	stdin  io.Reader // nil: an empty input
 }
 
-func newHarness(t *testing.T, mics *fakeMics) *harness {
+// newHarness builds the harness; tune, when given, changes the
+// workspace's configuration first.
+func newHarness(t *testing.T, mics *fakeMics, tune ...func(*sessions.WorkspaceConfig)) *harness {
 	t.Helper()
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "history.db"))
 	if err != nil {
@@ -164,6 +166,9 @@ func newHarness(t *testing.T, mics *fakeMics) *harness {
 	}
 	if mics != nil {
 		cfg.Microphones = mics
+	}
+	for _, f := range tune {
+		f(&cfg)
 	}
 	sw, err := sessions.NewWorkspace(cfg)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 
 	"github.com/earshot-app/earshot/api"
@@ -204,12 +205,22 @@ type Connection struct {
 // Connect builds the connection the settings ask for. With no backend
 // chosen, a key means the hosted service and no key the local engine.
 func Connect(s store.Settings, key api.Secret, local LocalEngine, log *slog.Logger) (*Connection, error) {
-	return connect(s, key, local, log, nil, "")
+	return connect(s, key, local, dialer{log: log})
 }
 
-// connect is Connect with an observer of the wire (nil for none) and the
-// User-Agent ("" for "earshot").
-func connect(s store.Settings, key api.Secret, local LocalEngine, log *slog.Logger, wire api.WireObserver, userAgent string) (*Connection, error) {
+// dialer is how a connection reaches the service: its log, the observer
+// of its wire (nil for none), its User-Agent ("" for "earshot") and its
+// HTTP client (nil for the api package's own).
+type dialer struct {
+	log       *slog.Logger
+	wire      api.WireObserver
+	userAgent string
+	client    *http.Client
+}
+
+// connect is Connect through d.
+func connect(s store.Settings, key api.Secret, local LocalEngine, d dialer) (*Connection, error) {
+	log, wire, userAgent := d.log, d.wire, d.userAgent
 	kind := s.Backend
 	if kind == "" {
 		kind = BackendLocal
@@ -220,7 +231,7 @@ func connect(s store.Settings, key api.Secret, local LocalEngine, log *slog.Logg
 	if userAgent == "" {
 		userAgent = "earshot"
 	}
-	cfg := api.Config{Logger: log, UserAgent: userAgent, Wire: wire}
+	cfg := api.Config{Logger: log, UserAgent: userAgent, Wire: wire, HTTPClient: d.client}
 	conn := &Connection{Kind: kind}
 	switch kind {
 	case BackendLocal:

@@ -45,7 +45,7 @@ type RerunSide struct {
 	SessionID int64
 	Title     string
 	Kind      string // the entry's kind (store.Kind...)
-	Backend   string // for people: "Local engine", "Hosted service (eu)", ...
+	Backend   string // for people: "Local engine", "Hosted service (European Union)", ...
 	Model     string // the model asked for; "" for the service's default
 	// ModelName is the model that answered, as its result names it
 	// (model_info), or "" when the entry does not say.
@@ -312,6 +312,11 @@ func (w *Workspace) rerunConnection(s store.Settings, opts RerunOptions) (*Conne
 			s.Backend = BackendHosted
 		}
 	}
+	if s.Backend == BackendLocal && opts.Region != "" {
+		// A region is the hosted service's: saying nothing of it would
+		// run the entry on this machine as if in the region.
+		return nil, fmt.Errorf("a region (%s) is the hosted service's, and this re-run is on the local engine: choose the hosted service, or no region", opts.Region)
+	}
 	var key api.Secret
 	if s.Backend != BackendLocal {
 		k, _, err := w.cfg.Keys.Key()
@@ -320,7 +325,7 @@ func (w *Workspace) rerunConnection(s store.Settings, opts RerunOptions) (*Conne
 		}
 		key = k
 	}
-	return connect(s, key, w.cfg.Local, w.log, w.inspector, w.cfg.UserAgent)
+	return connect(s, key, w.cfg.Local, w.dialer())
 }
 
 // modelNameOf is the name of the model that answered, from model_info.

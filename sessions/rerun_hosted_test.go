@@ -2,163 +2,18 @@ package sessions_test
 
 import (
 	"bytes"
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"fmt"
-	"math/big"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
-	"github.com/earshot-app/earshot/engine"
+	"github.com/earshot-app/earshot/internal/hostedtest"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
-
-// The hosted service's hosts (service-interface.md, "Regional hosting").
-var hostedHosts = []string{"api.deepgram.com", "api.eu.deepgram.com", "api.au.deepgram.com", "api.in.deepgram.com", "agent.deepgram.com"}
-
-// hostedRequest is what the hosted stand-in saw of one request.
-// Authorization is "Token KEY" when the header was exactly the Token
-// scheme with the key, else its scheme alone: never the key itself, which
-// a failing test would print.
-type hostedRequest struct {
-	Host, SNI, Authorization, Method, Path, Model string
-}
-
-// authorizationWords says what the Authorization header a carries, with
-// key hidden.
-func authorizationWords(a string, key api.Secret) string {
-	if a == "Token "+key.Reveal() {
-		return "Token KEY"
-	}
-	if scheme, _, ok := strings.Cut(a, " "); ok {
-		return scheme + " (not the key)"
-	}
-	return "none or unknown"
-}
-
-// hostedStandIn stands in for the hosted service on 127.0.0.1: a TLS
-// server with a certificate for the service's hosts, which notes each
-// request and relays it to a local engine, which checks the key and
-// transcribes.
-//
-// A workspace gives its hosted connection no HTTP client of its own, so
-// its requests go through http.DefaultTransport to the real hosts. While
-// the stand-in runs, http.DefaultTransport is one that dials the stand-in
-// for those hosts, loopback addresses as they are, and refuses every
-// other address; it trusts only the stand-in's certificate. That is process-wide: the test that starts it must not be
-// parallel.
-type hostedStandIn struct {
-	mu    sync.Mutex // guards seen, dials
-	seen  []hostedRequest
-	dials []string
-}
-
-// startHostedStandIn starts the stand-in in front of eng, whose key is the
-// hosted service's, until the end of the test.
-func startHostedStandIn(t *testing.T, eng *engine.Local) *hostedStandIn {
-	t.Helper()
-	cert, pool := hostedCertificate(t)
-	s := &hostedStandIn{}
-	target := eng.URL
-	relayTransport := &http.Transport{}
-	relay := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }, Transport: relayTransport}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.seen = append(s.seen, hostedRequest{Host: r.Host, SNI: r.TLS.ServerName, Authorization: authorizationWords(r.Header.Get("Authorization"), eng.Key),
-			Method: r.Method, Path: r.URL.Path, Model: r.URL.Query().Get("model")})
-		s.mu.Unlock()
-		relay.ServeHTTP(w, r)
-	}))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.StartTLS()
-	addr := srv.Listener.Addr().String()
-
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, network, hostPort string) (net.Conn, error) {
-			var d net.Dialer
-			host, port, err := net.SplitHostPort(hostPort)
-			if ip := net.ParseIP(host); err == nil && ip != nil && ip.IsLoopback() {
-				return d.DialContext(ctx, network, hostPort) // the local engine
-			}
-			if err != nil || port != "443" || !slices.Contains(hostedHosts, host) {
-				return nil, fmt.Errorf("this test reaches only 127.0.0.1 and the hosted service's stand-in, not %s", hostPort)
-			}
-			s.mu.Lock()
-			s.dials = append(s.dials, hostPort)
-			s.mu.Unlock()
-			return d.DialContext(ctx, "tcp", addr)
-		},
-		TLSClientConfig: &tls.Config{RootCAs: pool},
-	}
-	old := http.DefaultTransport
-	http.DefaultTransport = tr
-	t.Cleanup(func() {
-		http.DefaultTransport = old
-		tr.CloseIdleConnections()
-		srv.Close()
-		relayTransport.CloseIdleConnections()
-	})
-	return s
-}
-
-// requests returns the requests seen since the last call, and the
-// addresses dialed.
-func (s *hostedStandIn) requests() ([]hostedRequest, []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	seen, dials := s.seen, s.dials
-	s.seen, s.dials = nil, nil
-	return seen, dials
-}
-
-// hostedCertificate makes a self-signed certificate for the hosted
-// service's hosts, and a pool that trusts it.
-func hostedCertificate(t *testing.T) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "hosted service stand-in"},
-		DNSNames:              hostedHosts,
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(leaf)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: priv, Leaf: leaf}, pool
-}
 
 // TestRerunHostedAndRegion (must show): an entry's kept audio is run
 // again on the hosted service and in its regions, against a stand-in on
@@ -168,16 +23,19 @@ func hostedCertificate(t *testing.T) (tls.Certificate, *x509.CertPool) {
 // used, with the transcript the engine made and the time it took. The
 // same audio and model on the local engine hear the same words, and a
 // whisper model is refused in a region before anything is sent.
-//
-// Not parallel: the stand-in takes over http.DefaultTransport.
 func TestRerunHostedAndRegion(t *testing.T) {
+	t.Parallel()
 	ctx := testContext(t, 3*time.Minute)
 	eng := keyedEngine(t)
-	standIn := startHostedStandIn(t, eng)
+	standIn := hostedtest.Start(t, eng.URL, eng.Key)
 
 	db := openDB(t)
 	var localCalls atomic.Int32
-	ws := newWorkspace(t, db, sessions.NewKeys(&store.Memory{}, envWith(eng.Key)), localOf(eng, &localCalls), nil)
+	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{History: db, Keys: sessions.NewKeys(&store.Memory{}, envWith(eng.Key)),
+		Local: localOf(eng, &localCalls), HTTPClient: standIn.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Automatic: with the key set, the hosted service, global.
 	s := store.DefaultSettings()
 	s.Model = "nova-3"
@@ -220,11 +78,11 @@ func TestRerunHostedAndRegion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			seen, dials := standIn.requests()
+			seen, dials := standIn.Requests()
 			if len(seen) != 1 {
 				t.Fatalf("the stand-in saw %+v, want one request", seen)
 			}
-			want := hostedRequest{Host: tc.host, SNI: tc.host, Authorization: "Token KEY", Method: http.MethodPost, Path: "/v1/listen", Model: tc.model}
+			want := hostedtest.Request{Host: tc.host, SNI: tc.host, Authorization: "Token KEY", Method: http.MethodPost, Path: "/v1/listen", Model: tc.model}
 			if seen[0] != want {
 				t.Errorf("request %+v, want %+v", seen[0], want)
 			}
@@ -268,7 +126,7 @@ func TestRerunHostedAndRegion(t *testing.T) {
 	if local.New.Backend != "Local engine" || local.New.Transcript != byModel["nova-3"] {
 		t.Errorf("local engine: %q heard %q, want what the hosted nova-3 heard, %q", local.New.Backend, local.New.Transcript, byModel["nova-3"])
 	}
-	if seen, dials := standIn.requests(); len(seen) != 0 || len(dials) != 0 {
+	if seen, dials := standIn.Requests(); len(seen) != 0 || len(dials) != 0 {
 		t.Errorf("the local re-run reached the stand-in: %+v, %q", seen, dials)
 	}
 
@@ -277,7 +135,7 @@ func TestRerunHostedAndRegion(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "whisper models are not served in the") {
 		t.Errorf("whisper in the EU: %v, want a refusal", err)
 	}
-	if seen, dials := standIn.requests(); len(seen) != 0 || len(dials) != 0 {
+	if seen, dials := standIn.Requests(); len(seen) != 0 || len(dials) != 0 {
 		t.Errorf("whisper in the EU reached the stand-in: %+v, %q", seen, dials)
 	}
 }

@@ -193,6 +193,13 @@ func TestRerunRefused(t *testing.T) {
 	if _, err := ws.Rerun(ctx, withAudio, sessions.RerunOptions{Backend: "cloud"}, nil); err == nil || !strings.Contains(err.Error(), "local or hosted") {
 		t.Errorf("unknown backend: %v", err)
 	}
+	// A region on the local engine, asked or as the settings resolve
+	// (no key: the local engine), is refused, not ignored.
+	for _, backend := range []string{sessions.BackendLocal, ""} {
+		if _, err := ws.Rerun(ctx, withAudio, sessions.RerunOptions{Backend: backend, Region: "eu"}, nil); err == nil || !strings.Contains(err.Error(), "is the hosted service's") {
+			t.Errorf("a region on the local engine (backend %q): %v, want a refusal", backend, err)
+		}
+	}
 	var apiErr *api.Error
 	if _, err := ws.Rerun(ctx, withAudio, sessions.RerunOptions{Model: "nova-99"}, nil); !errors.As(err, &apiErr) || apiErr.Status != 400 {
 		t.Errorf("a model the engine lacks: %v, want the engine's 400", err)

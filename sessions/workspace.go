@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,10 @@ type WorkspaceConfig struct {
 	// UserAgent names Earshot and its version to the service, as
 	// "earshot/0.2.0"; "" is "earshot".
 	UserAgent string
+	// HTTPClient, when not nil, makes the service's requests and
+	// handshakes (api.Config.HTTPClient): a test's way to a stand-in
+	// for the hosted service.
+	HTTPClient *http.Client
 }
 
 // Workspace is what the app's views drive: the service chosen in the
@@ -67,6 +72,11 @@ type Workspace struct {
 	// gen counts the drops, so that a connection built from settings
 	// that changed while it was being built is not kept.
 	gen uint64
+}
+
+// dialer is how the workspace's connections reach the service.
+func (w *Workspace) dialer() dialer {
+	return dialer{log: w.log, wire: w.inspector, userAgent: w.cfg.UserAgent, client: w.cfg.HTTPClient}
 }
 
 // NewWorkspace returns a workspace over cfg.
@@ -168,7 +178,7 @@ func (w *Workspace) Connection(ctx context.Context) (*Connection, error) {
 		if err != nil && s.Backend != BackendLocal {
 			return nil, fmt.Errorf("read the API key: %w", err)
 		}
-		conn, err = connect(s, key, w.cfg.Local, w.log, w.inspector, w.cfg.UserAgent)
+		conn, err = connect(s, key, w.cfg.Local, w.dialer())
 		if err != nil {
 			return nil, err
 		}

@@ -233,8 +233,11 @@ func (r *rerunDialog) showResult(res *sessions.RerunResult) {
 		return container.NewBorder(container.NewVBox(title, about), nil, nil, nil, container.NewVScroll(text))
 	}
 	d := res.Diff
-	wer := widget.NewLabelWithStyle(fmt.Sprintf("Word error rate of the re-run against the original: %.1f%%", 100*res.WER),
-		fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	rate := fmt.Sprintf("Word error rate of the re-run against the original: %.1f%%", 100*res.WER)
+	if d.RefWords == 0 {
+		rate = "Word error rate: none, as the original has no words."
+	}
+	wer := widget.NewLabelWithStyle(rate, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	counts := widget.NewLabel(fmt.Sprintf("%d changed, %d missing, %d added, of %d words. Red: only in the original; green: only in the re-run; orange: changed.",
 		d.Substitutions, d.Deletions, d.Insertions, d.RefWords))
 	counts.Wrapping = fyne.TextWrapWord
