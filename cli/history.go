@@ -251,7 +251,7 @@ type hitJSON struct {
 	Kind      string   `json:"kind"`
 	Title     string   `json:"title"`
 	Started   string   `json:"started"`
-	At        *float64 `json:"at,omitempty"` // seconds into the recording, for a caption
+	At        *float64 `json:"at,omitempty"` // seconds into the recording: a caption's, or one found in a file's transcript
 	Snippet   string   `json:"snippet"`
 	Matches   []string `json:"matches"`
 }
@@ -269,19 +269,11 @@ func writeJSONLines[T, J any](w io.Writer, list []T, conv func(T) J) error {
 
 // searchHistory prints the hits of q among the sessions filter keeps.
 func searchHistory(ctx context.Context, env Env, ws *Workspace, q string, filter store.Filter, f historyFlags) error {
-	var kinds []string
-	if filter.Kind != "" {
-		kinds = []string{filter.Kind}
-	}
-	// A date bound is applied to the hits, so ask for more of them.
-	ask := f.limit
-	if !filter.Since.IsZero() {
-		ask = store.MaxHits
-	}
-	hits, err := ws.Search(ctx, q, ask, kinds...)
+	hits, err := ws.SearchWithin(ctx, q, f.limit, filter)
 	if err != nil {
 		return err
 	}
+	located := 0 // file transcriptions read back to locate their hit
 	byID := map[int64]store.Session{}
 	var out []hitJSON
 	for _, h := range hits {
@@ -296,14 +288,15 @@ func searchHistory(ctx context.Context, env Env, ws *Workspace, q string, filter
 			}
 			byID[s.ID] = s
 		}
-		if !filter.Since.IsZero() && s.Started.Before(filter.Since) {
-			continue
-		}
 		plain, matches := splitSnippet(h.Snippet)
 		j := hitJSON{SessionID: s.ID, Kind: s.Kind, Title: s.Title, Started: s.Started.Format(time.RFC3339), Snippet: plain, Matches: matches}
-		if h.SegmentID > 0 {
-			at := h.Start
-			j.At = &at
+		if h.SegmentID > 0 || located < sessions.LocateMax && s.Kind == store.KindFile {
+			if h.SegmentID == 0 {
+				located++
+			}
+			if at, ok := ws.LocateHit(ctx, h); ok {
+				j.At = &at
+			}
 		}
 		if out = append(out, j); len(out) == f.limit {
 			break

@@ -332,3 +332,31 @@ func TestHistoryExportSynthesis(t *testing.T) {
 		t.Errorf("the text of a synthesis without audio: exit %d\n%s%s", code, h.stdout.String(), h.stderr.String())
 	}
 }
+
+// TestHistorySearchLocatesFiles: a search hit in a file transcription
+// says where in the recording it was said, as a caption's does.
+func TestHistorySearchLocatesFiles(t *testing.T) {
+	needClip(t)
+	h := newHarness(t, nil)
+	if code := h.runFresh(t, "transcribe", clip); code != 0 {
+		t.Fatalf("transcribe: exit %d: %s", code, h.stderr.String())
+	}
+	words := strings.Fields(strings.ToLower(h.stdout.String()))
+	if len(words) < 3 {
+		t.Fatalf("transcribed %q", h.stdout.String())
+	}
+	word := strings.Trim(words[len(words)-1], ".,?!;:")
+	if code := h.runFresh(t, "history", "search", word, "--json"); code != 0 {
+		t.Fatalf("history search: exit %d: %s", code, h.stderr.String())
+	}
+	var hit struct {
+		Kind string   `json:"kind"`
+		At   *float64 `json:"at"`
+	}
+	if err := json.Unmarshal([]byte(strings.Split(h.stdout.String(), "\n")[0]), &hit); err != nil {
+		t.Fatalf("%v: %s", err, h.stdout.String())
+	}
+	if hit.Kind != store.KindFile || hit.At == nil || *hit.At < 0 {
+		t.Errorf("the file's hit for %q: %s, want its time in the recording", word, h.stdout.String())
+	}
+}

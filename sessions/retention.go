@@ -103,6 +103,10 @@ func (r *Retention) Stop() {
 type HistoryHit struct {
 	Session store.Session
 	store.Hit
+	// Located says that Start is where in the recording the match was
+	// said: always for a caption, and for a file transcription when its
+	// captions hold the match (see LocateHit).
+	Located bool
 }
 
 // SearchHistory finds the sessions whose words match query among those f
@@ -126,13 +130,19 @@ func (w *Workspace) SearchHistory(ctx context.Context, query string, limit int, 
 		return nil, err
 	}
 	var out []HistoryHit
+	located := 0 // file transcriptions read back to locate their hit
 	for _, h := range hits {
 		s, ok := byID[h.SessionID]
 		if !ok {
 			continue // deleted since, or already listed
 		}
 		delete(byID, h.SessionID)
-		if out = append(out, HistoryHit{Session: s, Hit: h}); len(out) == limit {
+		hit := HistoryHit{Session: s, Hit: h, Located: h.SegmentID > 0}
+		if !hit.Located && s.Kind == store.KindFile && located < LocateMax {
+			located++
+			hit.Start, hit.Located = w.LocateHit(ctx, h)
+		}
+		if out = append(out, hit); len(out) == limit {
 			break
 		}
 	}

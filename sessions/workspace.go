@@ -659,3 +659,8 @@ func (w *Workspace) DeleteSession(ctx context.Context, id int64) error {
 func (w *Workspace) Search(ctx context.Context, query string, limit int, kinds ...string) ([]store.Hit, error) {
 	return w.cfg.History.Search(ctx, query, limit, kinds...)
 }
+
+// SearchWithin is Search among the sessions f keeps: its kinds and dates.
+func (w *Workspace) SearchWithin(ctx context.Context, query string, limit int, f store.Filter) ([]store.Hit, error) {
+	return w.cfg.History.SearchWithin(ctx, query, limit, f)
+}

@@ -482,7 +482,7 @@ func (t *historyTab) showHits(q string, hits []sessions.HistoryHit, err error) {
 		if t.hidden[h.SessionID] {
 			continue
 		}
-		rows = append(rows, historyEntry{s: h.Session, snippet: h.Snippet, at: h.Start, hasAt: h.SegmentID > 0})
+		rows = append(rows, historyEntry{s: h.Session, snippet: h.Snippet, at: h.Start, hasAt: h.Located})
 	}
 	t.heading.SetText(fmt.Sprintf("%s matching “%s”, best first", plural(len(rows), "session"), q))
 	t.setRows(rows, fmt.Sprintf("Nothing kept matches “%s”.", q))

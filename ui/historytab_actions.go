@@ -72,8 +72,11 @@ func (c *captionsTab) openSessionAt(s store.Session, at float64, hasAt bool) {
 				c.showError("open a session", err)
 				return
 			}
-			info := joinDot(sessionDetails(s, c.app.now()), s.Model, plural(len(tr.Captions), "caption"))
-			c.showTranscript(s.ID, s.Title, tr.Captions, info, "", s.Status)
+			info, entities := joinDot(sessionDetails(s, c.app.now()), s.Model, plural(len(tr.Captions), "caption")), ""
+			if tr.Response != nil {
+				info, entities = fileInfo(tr.Response, s.Model, requestedDiarization(s.Options))
+			}
+			c.showTranscript(s.ID, s.Title, tr.Captions, info, entities, s.Status)
 			c.app.fileIntel.show(s.Title, tr.Response)
 			c.view.scrollToTime(at)
 			c.setStatus("Opened “"+s.Title+"” at "+clock0(at)+".", widget.MediumImportance)
