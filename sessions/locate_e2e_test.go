@@ -21,19 +21,7 @@ func TestSearchLocatesFileHits(t *testing.T) {
 	ctx := testContext(t, 3*time.Minute)
 	db := openDB(t)
 	ws := rerunWorkspace(t, db, "nova-3")
-	var pcm []int16
-	for _, id := range []string{"0870", "0920"} {
-		pcm = append(pcm, loadPCM(t, librivoxPath(id))...)
-		pcm = append(pcm, make([]int16, 16000*3/2)...) // a pause between the lines
-	}
-	var wav bytes.Buffer
-	if err := audio.EncodeWAV(&wav, pcm, 16000, 1); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "reading.wav")
-	if err := os.WriteFile(path, wav.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path, _, _ := readingFile(t, 1500*time.Millisecond, "0870", "0920")
 	res, err := ws.TranscribeFile(ctx, path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -78,4 +66,25 @@ func TestSearchLocatesFileHits(t *testing.T) {
 	if at, ok := ws.LocateHit(ctx, raw[0]); !ok || at != last.Start {
 		t.Errorf("LocateHit = %.2f, %v; want %.2f", at, ok, last.Start)
 	}
+}
+
+// readingFile writes the LibriVox lines ids, each followed by pause of
+// silence, as one 16 kHz WAV file, and returns its path, its samples and
+// its bytes.
+func readingFile(t *testing.T, pause time.Duration, ids ...string) (string, []int16, []byte) {
+	t.Helper()
+	var pcm []int16
+	for _, id := range ids {
+		pcm = append(pcm, loadPCM(t, librivoxPath(id))...)
+		pcm = append(pcm, make([]int16, int(pause.Seconds()*16000))...)
+	}
+	var wav bytes.Buffer
+	if err := audio.EncodeWAV(&wav, pcm, 16000, 1); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "reading.wav")
+	if err := os.WriteFile(path, wav.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, pcm, wav.Bytes()
 }

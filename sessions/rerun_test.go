@@ -1,7 +1,6 @@
 package sessions_test
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
-	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/internal/worddiff"
 	"github.com/earshot-app/earshot/sessions"
@@ -49,25 +47,14 @@ func TestRerunTwoModels(t *testing.T) {
 	ws := rerunWorkspace(t, db, "nova-3")
 
 	// Two lines of the reading, as one file.
-	var pcm []int16
-	for _, id := range []string{"0870", "0920"} {
-		pcm = append(pcm, loadPCM(t, librivoxPath(id))...)
-	}
-	var wav bytes.Buffer
-	if err := audio.EncodeWAV(&wav, pcm, 16000, 1); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "reading.wav")
-	if err := os.WriteFile(path, wav.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path, pcm, wav := readingFile(t, 0, "0870", "0920")
 	first, err := ws.TranscribeFile(ctx, path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Keep the audio as the entry's if transcription did not already.
 	if _, err := db.Audio(ctx, first.SessionID); errors.Is(err, store.ErrNotFound) {
-		if err := db.SaveAudio(ctx, first.SessionID, store.Audio{ContentType: "audio/wav", Encoding: "linear16", SampleRate: 16000, Data: wav.Bytes()}); err != nil {
+		if err := db.SaveAudio(ctx, first.SessionID, store.Audio{ContentType: "audio/wav", Encoding: "linear16", SampleRate: 16000, Data: wav}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -164,11 +151,8 @@ func TestRerunRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wav bytes.Buffer
-	if err := audio.EncodeWAV(&wav, loadPCM(t, librivoxPath("0880")), 16000, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.SaveAudio(ctx, withAudio, store.Audio{ContentType: "audio/wav", Encoding: "linear16", SampleRate: 16000, Data: wav.Bytes()}); err != nil {
+	_, _, wav := readingFile(t, 0, "0880")
+	if err := db.SaveAudio(ctx, withAudio, store.Audio{ContentType: "audio/wav", Encoding: "linear16", SampleRate: 16000, Data: wav}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
