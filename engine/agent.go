@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -185,6 +186,10 @@ type agentReply struct {
 	thinks []thinker
 	prompt string
 	funcs  []api.AgentFunction
+	// finished is set once the reply has said all it will (or was cut),
+	// before its AgentAudioDone goes out: from then on the agent is not
+	// speaking, though the session has yet to see the reply end.
+	finished atomic.Bool
 }
 
 // replyEnd is what a reply adds to the conversation.
@@ -375,7 +380,7 @@ func (s *agentSession) control(ctx context.Context, data []byte) (websocket.Stat
 		switch {
 		case strings.TrimSpace(x.Message) == "":
 			s.sendMsg(ctx, &api.InjectionRefused{Message: "The message is empty."})
-		case s.reply != nil && x.Behavior != api.InjectInterrupt:
+		case s.reply != nil && !s.reply.finished.Load() && x.Behavior != api.InjectInterrupt:
 			s.sendMsg(ctx, &api.InjectionRefused{Message: "The agent is speaking; the message was not injected.", Code: api.CodeInjectDuringSpeech})
 		default:
 			s.startReply(ctx, &agentReply{say: x.Message})

@@ -52,10 +52,12 @@ func (s *agentSession) userSaid(ctx context.Context, text string) {
 }
 
 // startReply starts r, or, while a reply is in progress, cuts that one
-// and starts r once it has ended.
+// (unless it has finished speaking) and starts r once it has ended.
 func (s *agentSession) startReply(ctx context.Context, r *agentReply) {
 	if s.reply != nil {
-		s.reply.cancel()
+		if !s.reply.finished.Load() { // else nothing is left to cut: r waits for its end
+			s.reply.cancel()
+		}
 		s.queued = r
 		return
 	}
@@ -73,6 +75,9 @@ func (s *agentSession) startReply(ctx context.Context, r *agentReply) {
 		defer s.wg.Done()
 		added := s.runReply(ctx, r)
 		r.cancel()
+		if h := s.e.replyEnding; h != nil {
+			h()
+		}
 		s.replyDone <- replyEnd{r: r, added: added}
 	}()
 }
@@ -460,6 +465,7 @@ func (sp *speaker) pace(ctx context.Context) bool {
 // History of what was said.
 func (sp *speaker) finish() {
 	s, r := sp.s, sp.r
+	r.finished.Store(true)
 	if sp.started && r.ctx.Err() == nil {
 		s.queue(sp.ctx, &api.AgentAudioDone{}, nil)
 		rep := &api.LatencyReport{TTSLatency: seconds(sp.ttsLatency)}

@@ -282,6 +282,49 @@ func TestAgentSpokenQuestion(t *testing.T) {
 	}
 }
 
+// TestAgentInjectRightAfterAudioDone: once AgentAudioDone has come, the
+// agent is not speaking, and a message injected then is spoken, not
+// refused, even before the session has seen the reply end (CI saw
+// TestAgentSpokenQuestion's injection refused in that moment). The test
+// holds that moment open: the greeting's end waits until the injection
+// and an UpdatePrompt after it are answered (the session reads its
+// messages in order, so the ack says the injection was handled).
+func TestAgentInjectRightAfterAudioDone(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	l, err := StartLocal(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	release := make(chan struct{})
+	var once sync.Once
+	defer once.Do(func() { close(release) }) // before Close, which waits for the reply
+	l.Engine.replyEnding = func() {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	}
+	set := builtinSettings()
+	set.Agent.Greeting = "Hello."
+	c := converse(t, ctx, l, set)
+	c.waitFor(ctx, "the greeting's AgentAudioDone", func(ms []api.AgentMessage) bool { return has(ms, api.TypeAgentAudioDone) })
+	c.send(ctx, &api.InjectAgentMessage{Message: "Yes."})
+	c.send(ctx, &api.UpdatePrompt{Prompt: "Be brief."})
+	c.waitFor(ctx, "the injection handled", func(ms []api.AgentMessage) bool {
+		return has(ms, api.TypePromptUpdated) || has(ms, api.TypeInjectionRefused)
+	})
+	once.Do(func() { close(release) })
+	if ms, _ := c.snapshot(); has(ms, api.TypeInjectionRefused) {
+		t.Fatalf("an injection after AgentAudioDone was refused: %s", c.describe())
+	}
+	c.waitFor(ctx, "the injected reply", func(ms []api.AgentMessage) bool { return count(ms, api.TypeAgentAudioDone) == 2 })
+	if ms, _ := c.snapshot(); said(ms, api.RoleAssistant) == "" || !strings.Contains(c.describe(), `"content":"Yes."`) {
+		t.Errorf("the injected message was not said: %s", c.describe())
+	}
+}
+
 // TestAgentTyped answers typed messages and takes updates mid-call.
 func TestAgentTyped(t *testing.T) {
 	t.Parallel()

@@ -102,6 +102,11 @@ type Engine struct {
 	// (fastmodel.go); loaded on its own first use.
 	asrFast *recognizer
 
+	// replyEnding, when not nil, runs as an agent's reply ends, after
+	// its last message is queued and before its session learns of the
+	// end: tests set it to hold that moment (nil in use).
+	replyEnding func()
+
 	// ctx is cancelled by Close; every stream's context derives from it.
 	ctx     context.Context
 	cancel  context.CancelFunc
