@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -11,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot-app/earshot/api"
-	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/historytest"
 	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
@@ -224,38 +222,12 @@ func TestHistoryCommandNothing(t *testing.T) {
 // `earshot speak` does: its details, its request and, with pcm, its
 // audio as WAV at 24 kHz.
 func saveSynthesis(t *testing.T, db *store.DB, text, voice string, pcm []int16) int64 {
-	t.Helper()
-	ctx := t.Context()
-	details, err := json.Marshal(sessions.SynthesisDetails{Voice: voice, Family: string(sessions.FamilyGeneral), Speed: 1,
-		TimeToFirstAudioMS: 212, SampleRate: 24000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := db.CreateSession(ctx, store.Session{Kind: store.KindSynthesis, Title: "Greeting", Source: voice, Backend: "Local engine",
-		Model: voice, Details: string(details), Started: time.Now().Add(-time.Hour)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := json.Marshal(map[string]any{"text": text, "voice": voice, "speed": 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.SaveResponse(ctx, id, body, text); err != nil {
-		t.Fatal(err)
-	}
-	if len(pcm) > 0 {
-		var wav bytes.Buffer
-		if err := audio.EncodeWAV(&wav, pcm, 24000, 1); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.SaveAudio(ctx, id, store.Audio{ContentType: "audio/wav", Encoding: api.EncodingLinear16, SampleRate: 24000, Data: wav.Bytes()}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.FinishSession(ctx, id, time.Now(), float64(len(pcm))/24000, store.StatusDone, ""); err != nil {
-		t.Fatal(err)
-	}
-	return id
+	return historytest.SaveSynthesis(t, db, historytest.Synthesis{
+		Session: store.Session{Title: "Greeting", Backend: "Local engine", Started: time.Now().Add(-time.Hour)},
+		Voice:   voice, Text: text, PCM: pcm, Ended: time.Now(),
+		Details: sessions.SynthesisDetails{Family: string(sessions.FamilyGeneral), Speed: 1, TimeToFirstAudioMS: 212},
+		Request: map[string]any{"text": text, "voice": voice, "speed": 1},
+	})
 }
 
 // TestHistoryExportSynthesis exports a synthesis as Markdown, JSON and

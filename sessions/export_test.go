@@ -14,7 +14,7 @@ import (
 	"github.com/asticode/go-astisub"
 
 	"github.com/earshot-app/earshot/api"
-	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/historytest"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -386,39 +386,14 @@ func TestCaptionsOf(t *testing.T) {
 // Voices tab does: its details, its request and, with pcm, its audio as
 // WAV at 24 kHz.
 func saveSynthesis(t *testing.T, db *store.DB, text, voice string, pcm []int16) int64 {
-	t.Helper()
-	ctx := t.Context()
-	details, err := json.Marshal(sessions.SynthesisDetails{Voice: voice, Family: string(sessions.FamilyTurn), Speed: 1.25, Expressivity: 1,
-		TurnByTurn: true, TimeToFirstAudioMS: 183.5, PlaybackLatencyMS: 41, Turns: 2, SampleRate: 24000, ServiceModel: voice + "-v2"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	started := time.Date(2026, 11, 3, 14, 5, 0, 0, time.UTC)
-	id, err := db.CreateSession(ctx, store.Session{Kind: store.KindSynthesis, Title: "Welcome", Source: voice, Backend: "Local engine",
-		Model: voice, Options: `{"voice":"` + voice + `","speed":1.25}`, Details: string(details), Started: started})
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := json.Marshal(map[string]any{"text": text, "voice": voice, "speed": 1.25})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.SaveResponse(ctx, id, body, text); err != nil {
-		t.Fatal(err)
-	}
-	if len(pcm) > 0 {
-		var wav bytes.Buffer
-		if err := audio.EncodeWAV(&wav, pcm, 24000, 1); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.SaveAudio(ctx, id, store.Audio{ContentType: "audio/wav", Encoding: api.EncodingLinear16, SampleRate: 24000, Data: wav.Bytes()}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.FinishSession(ctx, id, started.Add(3*time.Second), float64(len(pcm))/24000, store.StatusDone, ""); err != nil {
-		t.Fatal(err)
-	}
-	return id
+	return historytest.SaveSynthesis(t, db, historytest.Synthesis{
+		Session: store.Session{Title: "Welcome", Backend: "Local engine", Options: `{"voice":"` + voice + `","speed":1.25}`, Started: started},
+		Voice:   voice, Text: text, PCM: pcm, Ended: started.Add(3 * time.Second),
+		Details: sessions.SynthesisDetails{Family: string(sessions.FamilyTurn), Speed: 1.25, Expressivity: 1,
+			TurnByTurn: true, TimeToFirstAudioMS: 183.5, PlaybackLatencyMS: 41, Turns: 2, ServiceModel: voice + "-v2"},
+		Request: map[string]any{"text": text, "voice": voice, "speed": 1.25},
+	})
 }
 
 // tone24k is d seconds of a 440 Hz tone at 24 kHz.

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,9 +16,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/earshot-app/earshot/api"
-	"github.com/earshot-app/earshot/audio"
 	esclock "github.com/earshot-app/earshot/internal/clock"
+	"github.com/earshot-app/earshot/internal/historytest"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -338,38 +336,11 @@ func waitNoTimers(t *testing.T, fake *esclock.Fake) bool {
 // Voices tab does: its details, its request and, with pcm, its audio as
 // WAV at 24 kHz.
 func seedSynthesis(t *testing.T, db *store.DB, title, text, voice string, pcm []int16) int64 {
-	t.Helper()
-	ctx := t.Context()
-	details, err := json.Marshal(sessions.SynthesisDetails{Voice: voice, Family: string(sessions.FamilyGeneral), Speed: 1,
-		TimeToFirstAudioMS: 150, SampleRate: 24000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := db.CreateSession(ctx, store.Session{Kind: store.KindSynthesis, Title: title, Source: voice, Model: voice,
-		Details: string(details), Started: clockTime.Add(-30 * time.Minute)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := json.Marshal(map[string]any{"text": text, "voice": voice})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.SaveResponse(ctx, id, body, text); err != nil {
-		t.Fatal(err)
-	}
-	if len(pcm) > 0 {
-		var wav bytes.Buffer
-		if err := audio.EncodeWAV(&wav, pcm, 24000, 1); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.SaveAudio(ctx, id, store.Audio{ContentType: "audio/wav", Encoding: api.EncodingLinear16, SampleRate: 24000, Data: wav.Bytes()}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.FinishSession(ctx, id, clockTime.Add(-29*time.Minute), float64(len(pcm))/24000, store.StatusDone, ""); err != nil {
-		t.Fatal(err)
-	}
-	return id
+	return historytest.SaveSynthesis(t, db, historytest.Synthesis{
+		Session: store.Session{Title: title, Started: clockTime.Add(-30 * time.Minute)},
+		Voice:   voice, Text: text, PCM: pcm, Ended: clockTime.Add(-29 * time.Minute),
+		Details: sessions.SynthesisDetails{Family: string(sessions.FamilyGeneral), Speed: 1, TimeToFirstAudioMS: 150},
+	})
 }
 
 // exportHistoryAs exports the selected entry with the History tab's
