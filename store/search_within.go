@@ -140,7 +140,7 @@ func (d *DB) windowWithin(ctx context.Context, match, where string, wargs []any)
 	// about a hundred matches apart are read as one (a seek costs as much
 	// as checking that many), the density of matches taken from the scan.
 	var newest int64
-	if err := d.r.QueryRowContext(ctx, `SELECT max(rowid) FROM history_fts`).Scan(&newest); err != nil {
+	if err := d.r.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM segments`).Scan(&newest); err != nil {
 		return nil, err
 	}
 	gap := 100 * max(1, (newest-floor)/scanWindow)

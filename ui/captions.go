@@ -676,22 +676,26 @@ func (c *captionsTab) showTranscript(id int64, title string, caps []sessions.Cap
 	c.entities.Refresh()
 	hint := ""
 	if len(caps) == 0 {
-		switch status {
-		case store.StatusFailed:
-			hint = "This session failed before any words were saved, so there is nothing to show or export."
-		case store.StatusCancelled:
-			hint = "This session was cancelled before any words were saved."
-		case store.StatusRunning:
-			hint = "This session did not end properly (Earshot closed while it ran), and no words were saved."
-		default:
-			hint = "No words were heard in this session."
-		}
+		hint = noWordsHint(status)
 	}
 	c.view.show(caps, hint)
 	if id != 0 && c.live == nil {
 		c.player.load(id)
 	}
 	c.updateControls()
+}
+
+// noWordsHint says why a past session with status shows no words.
+func noWordsHint(status string) string {
+	switch status {
+	case store.StatusFailed:
+		return "This session failed before any words were saved, so there is nothing to show or export."
+	case store.StatusCancelled:
+		return "This session was cancelled before any words were saved."
+	case store.StatusRunning:
+		return "This session did not end properly (Earshot closed while it ran), and no words were saved."
+	}
+	return "No words were heard in this session."
 }
 
 // shownDeleted clears the view when the session it shows was deleted.

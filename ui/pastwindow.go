@@ -91,7 +91,7 @@ func (pw *pastWindow) show(s store.Session, tr sessions.Transcript, at float64, 
 	pw.info.SetText(info)
 	hint := ""
 	if len(tr.Captions) == 0 {
-		hint = "No words were saved in this session."
+		hint = noWordsHint(s.Status)
 	}
 	pw.view.show(tr.Captions, hint)
 	pw.player.load(s.ID)
