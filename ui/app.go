@@ -468,15 +468,44 @@ func (a *App) SelectTab(name string) bool {
 // (a live session is stopped and saved) and waits for it, so the caller
 // may then close the workspace's store and engine.
 func (a *App) ShowAndRun() {
+	stopped := takeStopHook(a.app)
 	a.window.Show()
 	a.load()
 	a.app.Run()
 	a.stop()
+	if stopped != nil {
+		stopped()
+	}
+}
+
+// takeStopHook removes the app's stopped hook (Fyne's own saves the
+// preferences) and returns it, for ShowAndRun to run once the app's loop
+// has ended. Fyne 2.8 queues that hook as the loop ends and sends it to
+// the UI goroutine's queue while the loop closes that queue: when the two
+// meet, the send races the close, and the hook's sender waits for ever,
+// so that Run never returns (seen in CI: the window never closed after
+// SIGTERM, with a data race inside Fyne). With no hook nothing is queued.
+// It returns nil when the app's lifecycle is not Fyne's own.
+func takeStopHook(app fyne.App) func() {
+	lc, ok := app.Lifecycle().(interface {
+		OnStopped() func()
+		SetOnStoppedHookExecuted(func())
+	})
+	if !ok {
+		return nil
+	}
+	stopped := lc.OnStopped()
+	app.Lifecycle().SetOnStopped(nil)
+	lc.SetOnStoppedHookExecuted(nil)
+	return stopped
 }
 
 // Quit asks the app to quit, as Ctrl+Q does. It is safe to call from any
 // goroutine (main calls it on an interrupt signal).
-func (a *App) Quit() { fyne.Do(a.app.Quit) }
+func (a *App) Quit() {
+	a.closing.Store(true)
+	fyne.Do(a.app.Quit)
+}
 
 // liveStopGrace is how long stop lets a live session finish well (the
 // service's last results saved, the session marked done) before it is
@@ -565,6 +594,9 @@ func (a *App) onUI(fn func()) {
 	do := fyne.Do
 	if a.opts.do != nil {
 		do = a.opts.do
+	}
+	if a.closing.Load() || a.ctx.Err() != nil {
+		return // not even queued: the queue may be closing
 	}
 	do(func() {
 		if a.closing.Load() || a.ctx.Err() != nil {

@@ -409,3 +409,30 @@ func TestSelectTab(t *testing.T) {
 		})
 	}
 }
+
+// TestTakeStopHook: the app's stopped hooks (Fyne's own and one set
+// through the Lifecycle) leave the lifecycle, so that nothing is queued
+// as Fyne's loop ends, and are returned to be run once it has.
+func TestTakeStopHook(t *testing.T) {
+	app := test.NewApp()
+	defer app.Quit()
+	var ran []string
+	app.Lifecycle().SetOnStopped(func() { ran = append(ran, "app") })
+	lc := app.Lifecycle().(interface {
+		OnStopped() func()
+		SetOnStoppedHookExecuted(func())
+	})
+	lc.SetOnStoppedHookExecuted(func() { ran = append(ran, "fyne") })
+
+	stopped := takeStopHook(app)
+	if lc.OnStopped() != nil {
+		t.Fatal("after takeStopHook the lifecycle still has a stopped hook, which Fyne queues as its loop ends")
+	}
+	if stopped == nil {
+		t.Fatal("takeStopHook returned no hook to run")
+	}
+	stopped()
+	if got := strings.Join(ran, ","); got != "app,fyne" {
+		t.Errorf("the returned hook ran %q, want the app's then Fyne's (app,fyne)", got)
+	}
+}
