@@ -126,3 +126,24 @@ b</pre><br><br></body></html>`)
 		checkDoc(t, doc, err)
 	})
 }
+
+// FuzzDecodeText: any bytes decode to valid UTF-8 under a name, and the
+// guess is stable: decoding again what came out gives the same text.
+func FuzzDecodeText(f *testing.F) {
+	for _, text := range legacyTexts {
+		f.Add([]byte(text))
+	}
+	f.Add([]byte("caf\xe9 \x93x\x94 \xcf\xf0\xe8\xe2\xe5\xf2 \x82\xb1\x82\xf1"))
+	f.Add([]byte{0xff, 0xfe, 'a', 0, 0xd8})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, name := decodeText(data)
+		if name == "" || !utf8.ValidString(text) {
+			t.Fatalf("decoded as %q to %q", name, text)
+		}
+		if name != "utf-8" && !strings.HasPrefix(text, "\ufeff") {
+			if again, _ := decodeText([]byte(text)); again != text {
+				t.Fatalf("decoding the output again changed it: %q then %q", text, again)
+			}
+		}
+	})
+}

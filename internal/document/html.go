@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -57,11 +58,14 @@ func htmlBodyParagraphs(data []byte) ([]Paragraph, string, error) {
 }
 
 // parseHTML decodes data by its byte-order mark, the server's charset,
-// a <meta> charset, or else as UTF-8 when valid and Windows-1252 if not,
-// and parses it.
+// a <meta> charset, or else as UTF-8 when valid and as decodeText guesses
+// if not, and parses it.
 func parseHTML(data []byte, contentType string) (*html.Node, error) {
-	enc, _, _ := charset.DetermineEncoding(data, contentType)
-	if utf16Order(data) != 0 {
+	enc, name, certain := charset.DetermineEncoding(data, contentType)
+	// Not certain: from a <meta>, or a guess from the first kilobyte that
+	// gives Windows-1252 to anything not UTF-8 there.
+	guessed := !certain && (name == "windows-1252" || (name == "utf-8" && !utf8.Valid(data)))
+	if utf16Order(data) != 0 || guessed {
 		s, _ := decodeText(data)
 		data = []byte(s)
 	} else if decoded, err := enc.NewDecoder().Bytes(data); err == nil {

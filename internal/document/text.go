@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 )
 
@@ -47,8 +46,10 @@ func utf16Order(data []byte) int {
 }
 
 // decodeText turns bytes of text into UTF-8: UTF-8 with or without a
-// byte-order mark, UTF-16 either way round, and otherwise Windows-1252
-// (a superset of the printable Latin-1). It names the encoding it chose.
+// byte-order mark, UTF-16 either way round, and otherwise the legacy
+// encoding guessLegacy finds: Windows-1252 (a superset of the printable
+// Latin-1), a Cyrillic one, or a Japanese, Chinese or Korean one. It
+// names the encoding it chose.
 func decodeText(data []byte) (string, string) {
 	if bytes.HasPrefix(data, []byte{0xef, 0xbb, 0xbf}) {
 		return string(bytes.ToValidUTF8(data[3:], []byte("\ufffd"))), "utf-8"
@@ -66,11 +67,12 @@ func decodeText(data []byte) (string, string) {
 	if trimmed := trimPartialRune(data); utf8.Valid(trimmed) {
 		return string(trimmed), "utf-8"
 	}
-	out, err := charmap.Windows1252.NewDecoder().Bytes(data)
+	c := guessLegacy(data)
+	out, err := c.enc.NewDecoder().Bytes(data)
 	if err != nil {
 		return string(bytes.ToValidUTF8(data, []byte("\ufffd"))), "utf-8"
 	}
-	return string(out), "windows-1252"
+	return string(out), c.name
 }
 
 // decodeUTF16 decodes UTF-16, dropping a byte-order mark.
