@@ -25,6 +25,7 @@
 package document
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -164,6 +165,39 @@ func (b *builder) add(text string, heading bool, page int) {
 		return
 	}
 	b.paras = append(b.paras, Paragraph{Text: t, Heading: heading, Page: page})
+}
+
+// notes are a document's footnotes and endnotes, numbered in the order
+// they are cited. The citation becomes "[n]" in the text; the notes come
+// after the text, under a heading, each opening with its number.
+type notes struct {
+	paras [][]Paragraph
+}
+
+// cite keeps a note's paragraphs and returns the mark that cites it; a
+// note without text is neither kept nor cited.
+func (n *notes) cite(paras []Paragraph) string {
+	if len(paras) == 0 {
+		return ""
+	}
+	n.paras = append(n.paras, paras)
+	return fmt.Sprintf("[%d]", len(n.paras))
+}
+
+// appendTo adds the notes to the end of b.
+func (n *notes) appendTo(b *builder) {
+	if len(n.paras) == 0 {
+		return
+	}
+	b.add("Notes", true, 0)
+	for i, ps := range n.paras {
+		for j, p := range ps {
+			if j == 0 {
+				p.Text = fmt.Sprintf("[%d] %s", i+1, p.Text)
+			}
+			b.add(p.Text, false, 0)
+		}
+	}
 }
 
 // clean makes text valid UTF-8 on one line: control and invisible format

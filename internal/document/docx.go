@@ -13,7 +13,8 @@ import (
 // extractDOCX reads a Word document (Office Open XML): the paragraphs of
 // its main part in order, tables cell by cell and text boxes included,
 // deleted tracked changes and field codes left out; paragraphs whose style
-// is a heading or title style are headings.
+// is a heading or title style are headings. Footnotes and endnotes follow
+// the text, numbered as cited.
 func extractDOCX(ctx context.Context, name string, data []byte) (*Document, error) {
 	z, err := openZip(name, DOCX, data)
 	if err != nil {
@@ -28,10 +29,22 @@ func extractDOCX(ctx context.Context, name string, data []byte) (*Document, erro
 		return nil, err
 	}
 	styles := docxStyles(z, main)
-	paras, titleStyle, err := docxParagraphs(body, styles)
+	footnotes := docxNotes(z, resolve(main, "footnotes.xml"), styles)
+	endnotes := docxNotes(z, resolve(main, "endnotes.xml"), styles)
+	var cited notes
+	cite := func(kind, id string) string {
+		if kind == "endnoteReference" {
+			return cited.cite(endnotes[id])
+		}
+		return cited.cite(footnotes[id])
+	}
+	paras, titleStyle, err := docxParagraphs(body, styles, cite)
 	if err != nil {
 		return nil, corrupt(name, DOCX, err)
 	}
+	b := builder{paras: paras}
+	cited.appendTo(&b)
+	paras = b.paras
 	title := coreTitle(z, "docProps/core.xml")
 	if title == "" {
 		title = titleStyle
@@ -152,9 +165,58 @@ type docxPara struct {
 	outline bool
 }
 
+// docxNotes reads a part of footnotes or endnotes: each note's paragraphs
+// by its id. The separators Word keeps there are no notes.
+func docxNotes(z *zipDoc, part string, styles map[string]docxStyle) map[string][]Paragraph {
+	if !z.has(part) {
+		return nil
+	}
+	data, err := z.readEntry(part)
+	if err != nil {
+		return nil
+	}
+	out := map[string][]Paragraph{}
+	d := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		start := d.InputOffset()
+		tok, err := d.RawToken()
+		if err != nil {
+			return out
+		}
+		t, ok := tok.(xml.StartElement)
+		if !ok || t.Name.Space != "w" || (t.Name.Local != "footnote" && t.Name.Local != "endnote") {
+			continue
+		}
+		// The note's element, read to its end.
+		for depth := 1; depth > 0; {
+			tok, err := d.RawToken()
+			if err != nil {
+				return out
+			}
+			switch tok.(type) {
+			case xml.StartElement:
+				depth++
+			case xml.EndElement:
+				depth--
+			}
+		}
+		if kind := xmlAttr(t, "type"); kind != "" && kind != "normal" {
+			continue
+		}
+		if paras, _, err := docxParagraphs(data[start:d.InputOffset()], styles, nil); err == nil {
+			for i := range paras {
+				paras[i].Heading = false
+			}
+			out[xmlAttr(t, "id")] = paras
+		}
+	}
+}
+
 // docxParagraphs reads the paragraphs of a WordprocessingML part, and the
-// first paragraph in the Title style.
-func docxParagraphs(data []byte, styles map[string]docxStyle) ([]Paragraph, string, error) {
+// first paragraph in the Title style. cite, when not nil, is given each
+// footnote or endnote reference (its element's name and the note's id)
+// and returns the mark to put in the text.
+func docxParagraphs(data []byte, styles map[string]docxStyle, cite func(kind, id string) string) ([]Paragraph, string, error) {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	var b builder
 	var stack []*docxPara
@@ -199,6 +261,8 @@ func docxParagraphs(data []byte, styles map[string]docxStyle) ([]Paragraph, stri
 				stack[len(stack)-1].text.WriteByte('-')
 			case local == "sym" && t.Name.Space == "w":
 				stack[len(stack)-1].text.WriteString(docxSym(xmlAttr(t, "char")))
+			case (local == "footnoteReference" || local == "endnoteReference") && t.Name.Space == "w" && cite != nil:
+				stack[len(stack)-1].text.WriteString(cite(local, xmlAttr(t, "id")))
 			}
 		case xml.EndElement:
 			if skip > 0 {

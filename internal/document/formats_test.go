@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -279,7 +280,7 @@ func TestODTParts(t *testing.T) {
 </office:text></office:body></office:document-content>`
 	data := zipOf(t, "mimetype", "application/vnd.oasis.opendocument.text", "content.xml", content)
 	expect(t, "x.odt", string(data), "The Title",
-		"# The Title", "# Part one", "A note.", "Word spaced tabbed broken on.", "Item")
+		"# The Title", "# Part one", "Word spaced tabbed broken[1] on.", "Item", "# Notes", "[1] A note.")
 }
 
 // bomb returns a deflate stream of n MiB of spaces, made by deflating one
@@ -445,5 +446,31 @@ func TestEncryptedOffice(t *testing.T) {
 	ole := []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + strings.Repeat("\x00", 504))
 	if _, err := Extract(context.Background(), "secret.docx", ole); !errors.Is(err, ErrEncrypted) {
 		t.Errorf("err = %v, want ErrEncrypted", err)
+	}
+}
+
+// TestNotes: footnotes of Word, OpenDocument and RTF documents made by
+// pandoc come after the text under "Notes", numbered as cited, and the
+// citation is marked where it was; a note of two paragraphs keeps both.
+func TestNotes(t *testing.T) {
+	dir := t.TempDir()
+	md := filepath.Join(dir, "notes.md")
+	source := "# Minutes\n\nThe budget was approved.[^cost] The vote was close.\n\n" +
+		"Work starts in March.[^when]\n\n" +
+		"[^cost]: Forty thousand, for the whole year.\n\n" +
+		"[^when]: If the supplier delivers on time.\n\n    Otherwise in April.\n"
+	if err := os.WriteFile(md, []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"# Minutes", "The budget was approved.[1] The vote was close.", "Work starts in March.[2]",
+		"# Notes", "[1] Forty thousand, for the whole year.", "[2] If the supplier delivers on time.", "Otherwise in April."}
+	for _, kind := range []string{"docx", "odt", "rtf"} {
+		t.Run(kind, func(t *testing.T) {
+			out := filepath.Join(dir, "notes."+kind)
+			run(t, nil, "pandoc", "-s", md, "-o", out)
+			if got := paras(extractFile(t, out)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("paragraphs (headings marked #)\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }

@@ -52,6 +52,7 @@ func seedFiles(f *testing.F, kinds ...string) {
 func FuzzExtract(f *testing.F) {
 	seedFiles(f, "docx", "odt", "epub", "rtf", "html", "md", "txt", "utf16le.txt", "cp1252.txt")
 	f.Add("x.rtf", []byte(`{\rtf1\ansi\ansicpg932{\*\x}\u-10179?\'93\'fa{\stylesheet{\s1 heading 1;}}\s1 a\par}`))
+	f.Add("x.rtf", []byte(`{\rtf1 a{\super\chftn}{\*\footnote\chftn \pard b\par {\footnote c}}d\par}`))
 	f.Add("x.html", []byte(`<main><h1>t</h1><p>a<br><br>b</p><pre>c
 
 d</pre></main>`))
@@ -72,7 +73,7 @@ func FuzzOfficeXML(f *testing.F) {
 	f.Add(`<office:body><office:text><text:h>h</text:h><text:p>a<text:s text:c="99999999"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body>`)
 	f.Add(`<w:p><mc:Fallback><w:p><w:t>x</w:t></w:p></mc:Fallback><w:t>y</w:t></w:p>`)
 	f.Fuzz(func(t *testing.T, s string) {
-		ps, _, err := docxParagraphs([]byte(s), map[string]docxStyle{"Heading1": {heading: true}})
+		ps, _, err := docxParagraphs([]byte(s), map[string]docxStyle{"Heading1": {heading: true}}, func(kind, id string) string { return "[" + id + "]" })
 		if err == nil {
 			doc, err := finish("x.docx", DOCX, "", ps)
 			checkDoc(t, doc, err)

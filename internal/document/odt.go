@@ -12,8 +12,8 @@ import (
 
 // extractODT reads an OpenDocument text: text:h are headings, text:p
 // paragraphs (those in a title or heading style are headings too), lists,
-// tables and frames included; notes' citations, annotations and tracked
-// deletions left out.
+// tables and frames included; footnotes and endnotes after the text,
+// numbered as cited; annotations and tracked deletions left out.
 func extractODT(ctx context.Context, name string, data []byte) (*Document, error) {
 	if !bytes.HasPrefix(data, []byte("PK")) {
 		return extractFlatODT(name, data)
@@ -107,6 +107,8 @@ func odtParagraphs(data []byte, parents map[string]string) ([]Paragraph, string,
 	d := xml.NewDecoder(bytes.NewReader(data))
 	var b builder
 	var stack []*odtPara
+	var cited notes
+	var inNotes []*builder // the bodies of the notes being read
 	title := ""
 	skip := 0
 	inBody := false
@@ -135,6 +137,8 @@ func odtParagraphs(data []byte, parents map[string]string) ([]Paragraph, string,
 			case "text:note-citation", "office:annotation", "text:tracked-changes", "text:sequence-decls",
 				"text:variable-decls", "text:user-field-decls", "office:forms":
 				skip = 1
+			case "text:note-body":
+				inNotes = append(inNotes, &builder{})
 			case "text:h", "text:p":
 				p := &odtPara{heading: t.Name.Local == "h"}
 				h, ti := odtStyleKind(xmlAttr(t, "style-name"), parents)
@@ -165,10 +169,22 @@ func odtParagraphs(data []byte, parents map[string]string) ([]Paragraph, string,
 			if t.Name.Space == "text" && (t.Name.Local == "p" || t.Name.Local == "h") && len(stack) > 0 {
 				p := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
+				if len(inNotes) > 0 {
+					inNotes[len(inNotes)-1].add(p.text.String(), false, 0)
+					continue
+				}
 				if p.title && title == "" {
 					title = clean(p.text.String())
 				}
 				b.add(p.text.String(), p.heading, 0)
+			}
+			if t.Name.Space == "text" && t.Name.Local == "note-body" && len(inNotes) > 0 {
+				note := inNotes[len(inNotes)-1]
+				inNotes = inNotes[:len(inNotes)-1]
+				mark := cited.cite(note.paras)
+				if len(stack) > 0 {
+					stack[len(stack)-1].text.WriteString(mark)
+				}
 			}
 			if t.Name.Space == "office" && t.Name.Local == "body" {
 				inBody = false
@@ -179,5 +195,6 @@ func odtParagraphs(data []byte, parents map[string]string) ([]Paragraph, string,
 			}
 		}
 	}
+	cited.appendTo(&b)
 	return b.paras, title, nil
 }

@@ -20,6 +20,7 @@ import (
 // tables, style sheet, pictures, headers, fields' instructions, any
 // \*-marked one) skipped. The title comes from \info's \title; paragraphs
 // with an outline level (\outlinelevelN) or a heading style are headings.
+// Footnotes and endnotes (\footnote) follow the text, numbered as cited.
 func extractRTF(name string, data []byte) (*Document, error) {
 	p := rtfParser{data: data, enc: charmap.Windows1252}
 	p.run()
@@ -38,7 +39,7 @@ var rtfSkipped = map[string]bool{
 	"operator": true, "author": true, "company": true, "subject": true, "keywords": true,
 	"comment": true, "doccomm": true, "creatim": true, "revtim": true, "printim": true,
 	"buptim": true, "xe": true, "tc": true, "txe": true, "atnid": true, "atnauthor": true,
-	"annotation": true, "footnote": true, "nonshppict": true, "shpinst": true, "sp": true,
+	"annotation": true, "nonshppict": true, "shpinst": true, "sp": true,
 	"userprops": true, "wgrffmtfilter": true, "pnseclvl": true, "pntext": true, "pntxtb": true,
 	"pntxta": true, "listtext": true, "blipuid": true, "objdata": true, "template": true,
 }
@@ -69,6 +70,17 @@ type rtfParser struct {
 	styleName     strings.Builder
 	star          bool // the last control was \*
 	highSurrogate rune
+	// The notes: those cited so far, and those being read, each with the
+	// group depth it closes at and the text of the paragraph that cites it.
+	cited   notes
+	inNotes []rtfNote
+}
+
+// rtfNote is a footnote or endnote being read.
+type rtfNote struct {
+	b      builder
+	depth  int
+	citing string
 }
 
 // maxRTFDepth bounds nesting; deeper groups are read as one level.
@@ -91,6 +103,9 @@ func (p *rtfParser) run() {
 		case '}':
 			p.i++
 			p.flushBytes()
+			if n := len(p.inNotes); n > 0 && p.inNotes[n-1].depth == len(p.stack) {
+				p.endNote()
+			}
 			if p.st.style && len(p.stack) > 0 && !p.stack[len(p.stack)-1].style {
 				p.endStyle()
 			}
@@ -110,7 +125,29 @@ func (p *rtfParser) run() {
 		}
 	}
 	p.flushBytes()
+	for len(p.inNotes) > 0 {
+		p.endNote()
+	}
 	p.endParagraph()
+	p.cited.appendTo(&p.b)
+}
+
+// startNote begins a footnote or endnote: its paragraphs are its own, and
+// the paragraph that cites it waits for its end.
+func (p *rtfParser) startNote() {
+	p.inNotes = append(p.inNotes, rtfNote{depth: len(p.stack), citing: p.cur.String()})
+	p.cur.Reset()
+}
+
+// endNote ends the note being read and cites it in the paragraph that
+// holds it.
+func (p *rtfParser) endNote() {
+	p.endParagraph()
+	n := p.inNotes[len(p.inNotes)-1]
+	p.inNotes = p.inNotes[:len(p.inNotes)-1]
+	p.cur.Reset()
+	p.cur.WriteString(n.citing)
+	p.cur.WriteString(p.cited.cite(n.b.paras))
 }
 
 // control reads a control word or symbol at p.i (a backslash).
@@ -174,6 +211,10 @@ func (p *rtfParser) control() {
 func (p *rtfParser) word(w string, param int, hasParam, star bool) {
 	if w != "u" && w != "bin" {
 		p.flushBytes()
+	}
+	if w == "footnote" && !p.st.skip && !p.st.style && !p.st.title {
+		p.startNote()
+		return
 	}
 	if rtfSkipped[w] || star {
 		if w == "title" {
@@ -386,8 +427,12 @@ func (p *rtfParser) paragraph() {
 }
 
 func (p *rtfParser) endParagraph() {
-	heading := p.st.outline || (p.st.styleRef >= 0 && p.headingStyles[p.st.styleRef])
-	p.b.add(p.cur.String(), heading, 0)
+	if n := len(p.inNotes); n > 0 {
+		p.inNotes[n-1].b.add(p.cur.String(), false, 0)
+	} else {
+		heading := p.st.outline || (p.st.styleRef >= 0 && p.headingStyles[p.st.styleRef])
+		p.b.add(p.cur.String(), heading, 0)
+	}
 	p.cur.Reset()
 }
 
