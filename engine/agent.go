@@ -223,31 +223,43 @@ func (s *agentSession) process(ctx context.Context, in <-chan inbound, writeFail
 		case <-writeFailed:
 			return websocket.StatusGoingAway, ""
 		case <-idle.C:
-			s.sendMsg(ctx, &api.AgentNotice{Type: api.TypeError, Code: api.CodeAgentIdle,
-				Description: "No audio or message arrived within the timeout window; send KeepAlive while the person is silent."})
-			return websocket.StatusPolicyViolation, api.CodeAgentIdle
+			f, ok := arrivedWhileBusy(in)
+			if !ok {
+				s.sendMsg(ctx, &api.AgentNotice{Type: api.TypeError, Code: api.CodeAgentIdle,
+					Description: "No audio or message arrived within the timeout window; send KeepAlive while the person is silent."})
+				return websocket.StatusPolicyViolation, api.CodeAgentIdle
+			}
+			if code, reason, done := s.inbound(ctx, f, idle); done {
+				return code, reason
+			}
 		case end := <-s.replyDone:
 			s.replyEnded(ctx, end)
 		case f := <-in:
-			if f.err != nil {
-				return websocket.StatusNormalClosure, ""
-			}
-			idle.Reset(s.e.cfg.IdleTimeout)
-			if f.binary {
-				if !s.applied {
-					continue // audio before SettingsApplied is ignored
-				}
-				if err := s.hear(ctx, f.data); err != nil {
-					s.sendMsg(ctx, &api.AgentNotice{Type: api.TypeError, Code: api.CodeUndecodable, Description: err.Error()})
-					return websocket.StatusPolicyViolation, api.CodeUndecodable
-				}
-				continue
-			}
-			if code, reason, done := s.control(ctx, f.data); done {
+			if code, reason, done := s.inbound(ctx, f, idle); done {
 				return code, reason
 			}
 		}
 	}
+}
+
+// inbound handles a frame from the client. done reports that the
+// conversation ends, and how to close the socket.
+func (s *agentSession) inbound(ctx context.Context, f inbound, idle *time.Timer) (websocket.StatusCode, string, bool) {
+	if f.err != nil {
+		return websocket.StatusNormalClosure, "", true
+	}
+	idle.Reset(s.e.cfg.IdleTimeout)
+	if !f.binary {
+		return s.control(ctx, f.data)
+	}
+	if !s.applied {
+		return 0, "", false // audio before SettingsApplied is ignored
+	}
+	if err := s.hear(ctx, f.data); err != nil {
+		s.sendMsg(ctx, &api.AgentNotice{Type: api.TypeError, Code: api.CodeUndecodable, Description: err.Error()})
+		return websocket.StatusPolicyViolation, api.CodeUndecodable, true
+	}
+	return 0, "", false
 }
 
 // sendMsg queues a message of the agent socket.

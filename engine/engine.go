@@ -106,6 +106,10 @@ type Engine struct {
 	// its last message is queued and before its session learns of the
 	// end: tests set it to hold that moment (nil in use).
 	replyEnding func()
+	// messageTaken, when not nil, runs as a /v1/listen stream's loop
+	// takes a message from the client, with a count of the messages
+	// waiting behind it: tests set it to make the loop slow (nil in use).
+	messageTaken func(waiting func() int)
 
 	// ctx is cancelled by Close; every stream's context derives from it.
 	ctx     context.Context

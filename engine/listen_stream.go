@@ -210,37 +210,57 @@ func (s *listenSession) process(ctx context.Context, in <-chan inbound, writeFai
 	idle := time.NewTimer(s.e.cfg.IdleTimeout)
 	defer idle.Stop()
 	for {
+		var f inbound
 		select {
 		case <-ctx.Done():
 			return websocket.StatusGoingAway, reasonShutdown
 		case <-writeFailed:
 			return websocket.StatusGoingAway, ""
 		case <-idle.C:
-			s.sendMetadata()
-			return websocket.StatusInternalError, reasonIdle
-		case f := <-in:
-			if f.err != nil {
-				return websocket.StatusNormalClosure, ""
+			var ok bool
+			if f, ok = arrivedWhileBusy(in); !ok {
+				s.sendMetadata()
+				return websocket.StatusInternalError, reasonIdle
 			}
-			idle.Reset(s.e.cfg.IdleTimeout)
-			if f.binary {
-				if len(f.data) == 0 {
-					// A zero-length frame is taken as a close.
-					return s.finish()
-				}
-				if err := s.pushAudio(f.data); err != nil {
-					var ce *closeError
-					if errors.As(err, &ce) {
-						return ce.code, ce.reason
-					}
-					return websocket.StatusPolicyViolation, "DATA-0000: " + err.Error()
-				}
-				continue
-			}
-			if code, reason, done := s.control(f.data); done {
-				return code, reason
-			}
+		case f = <-in:
 		}
+		if f.err != nil {
+			return websocket.StatusNormalClosure, ""
+		}
+		idle.Reset(s.e.cfg.IdleTimeout)
+		if h := s.e.messageTaken; h != nil {
+			h(func() int { return len(in) })
+		}
+		if f.binary {
+			if len(f.data) == 0 {
+				// A zero-length frame is taken as a close.
+				return s.finish()
+			}
+			if err := s.pushAudio(f.data); err != nil {
+				var ce *closeError
+				if errors.As(err, &ce) {
+					return ce.code, ce.reason
+				}
+				return websocket.StatusPolicyViolation, "DATA-0000: " + err.Error()
+			}
+			continue
+		}
+		if code, reason, done := s.control(f.data); done {
+			return code, reason
+		}
+	}
+}
+
+// arrivedWhileBusy returns a message that is waiting in in. The idle
+// window is the client's silence: when the window ends while the loop was
+// busy with the audio before (decoding is slow on a loaded machine), a
+// message that arrived meanwhile still counts.
+func arrivedWhileBusy(in <-chan inbound) (inbound, bool) {
+	select {
+	case f := <-in:
+		return f, true
+	default:
+		return inbound{}, false
 	}
 }
 
