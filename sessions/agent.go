@@ -795,11 +795,11 @@ loop:
 	if sound.full {
 		a.log.Info("agent: the conversation's sound was kept up to its limit", "limit", maxRecording)
 	}
-	if b, err := sound.wav(); err != nil {
+	if b, err := sound.ogg(); err != nil {
 		a.log.Warn("agent: the conversation's sound could not be encoded", "err", err)
 	} else if b != nil {
 		a.rec.save(ctx, "the conversation's sound", bounded(func(ctx context.Context, id int64) error {
-			return a.cfg.History.SaveAudio(ctx, id, store.Audio{ContentType: "audio/wav", Encoding: api.EncodingLinear16, SampleRate: recordRate, Data: b})
+			return a.cfg.History.SaveAudio(ctx, id, store.Audio{ContentType: KeptContentType, Encoding: KeptEncoding, SampleRate: recordRate, Data: b})
 		}))
 	}
 	status := store.StatusDone
@@ -1193,9 +1193,10 @@ func (w *Workspace) AgentConversation(ctx context.Context, id int64) ([]AgentLin
 	return lines, nil
 }
 
-// AgentRecording is the sound kept of a past conversation: a stereo WAV
-// file, the person on the left and the agent on the right. A
-// conversation without sound is store.ErrNotFound.
+// AgentRecording is the sound kept of a past conversation: a stereo Ogg
+// Opus file (a WAV file for conversations kept by earlier versions), the
+// person on the left and the agent on the right. A conversation without
+// sound is store.ErrNotFound.
 func (w *Workspace) AgentRecording(ctx context.Context, id int64) ([]byte, error) {
 	a, err := w.cfg.History.Audio(ctx, id)
 	if err != nil {
@@ -1204,10 +1205,19 @@ func (w *Workspace) AgentRecording(ctx context.Context, id int64) ([]byte, error
 	return a.Data, nil
 }
 
+// RecordingExtension is the file extension of a conversation's sound as
+// AgentRecording returns it: .ogg, or .wav for older ones.
+func RecordingExtension(sound []byte) string {
+	if bytes.HasPrefix(sound, []byte("OggS")) {
+		return ".ogg"
+	}
+	return ".wav"
+}
+
 // PlayConversation plays the sound kept of a conversation (see
 // AgentRecording), both sides mixed, on the speaker of the settings.
-func (w *Workspace) PlayConversation(ctx context.Context, wav []byte) (*Playing, error) {
-	b, err := audio.Decode(ctx, bytes.NewReader(wav))
+func (w *Workspace) PlayConversation(ctx context.Context, sound []byte) (*Playing, error) {
+	b, err := audio.Decode(ctx, bytes.NewReader(sound))
 	if err != nil {
 		return nil, fmt.Errorf("the conversation's sound cannot be read: %w", err)
 	}

@@ -783,24 +783,26 @@ func wireLine(w sessions.AgentWireEvent) string {
 }
 
 // recordingRow offers the sound kept of a past conversation: play it, or
-// save it as a WAV file (the person on the left, the agent on the right).
-func (t *agentTab) recordingRow(s store.Session, wav []byte) fyne.CanvasObject {
+// save it as the file it is kept as, Ogg Opus or WAV (the person on the
+// left, the agent on the right).
+func (t *agentTab) recordingRow(s store.Session, sound []byte) fyne.CanvasObject {
 	var play *widget.Button
 	play = widget.NewButtonWithIcon("Play the conversation", theme.MediaPlayIcon(), func() {
 		if t.playing != nil {
 			_ = t.playing.Stop()
 			return
 		}
-		t.playRecording(wav, play)
+		t.playRecording(sound, play)
 	})
 	save := widget.NewButtonWithIcon("Save the sound…", theme.DocumentSaveIcon(), func() {
-		req := pathRequest{title: "Save the conversation's sound", confirm: "Save", save: true, extensions: []string{".wav"},
-			name: strings.TrimSuffix(exportFileName(s.Title+" "+s.Started.Format("2006-01-02 15-04"), sessions.ExportFormat("txt")), ".txt") + ".wav"}
+		ext := sessions.RecordingExtension(sound)
+		req := pathRequest{title: "Save the conversation's sound", confirm: "Save", save: true, extensions: []string{ext},
+			name: strings.TrimSuffix(exportFileName(s.Title+" "+s.Started.Format("2006-01-02 15-04"), sessions.ExportFormat("txt")), ".txt") + ext}
 		t.app.askPath(req, func(path string) {
 			name := filepath.Base(path)
 			t.app.goAsync(func(context.Context) {
 				err := sessions.WriteFile(path, func(w io.Writer) error {
-					_, err := w.Write(wav)
+					_, err := w.Write(sound)
 					return err
 				})
 				t.app.onUI(func() {
@@ -818,10 +820,10 @@ func (t *agentTab) recordingRow(s store.Session, wav []byte) fyne.CanvasObject {
 
 // playRecording plays a conversation's sound, both sides mixed, on the
 // speaker of the settings; the button stops it.
-func (t *agentTab) playRecording(wav []byte, button *widget.Button) {
+func (t *agentTab) playRecording(sound []byte, button *widget.Button) {
 	button.Disable()
 	t.app.goAsync(func(ctx context.Context) {
-		p, err := t.app.ws.PlayConversation(ctx, wav)
+		p, err := t.app.ws.PlayConversation(ctx, sound)
 		if err != nil {
 			t.app.onUI(func() {
 				button.Enable()

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -113,6 +116,27 @@ func TestAgentTab(t *testing.T) {
 		})
 	})
 	h.waitFor(t, "the conversation played", func() bool { return a.status.Text == "Played the conversation." })
+
+	// Saved, its sound is the Ogg Opus file history keeps, named so.
+	h.ui(func() {
+		walk(a.chat, func(o fyne.CanvasObject) {
+			if b, ok := o.(*widget.Button); ok && b.Text == "Save the sound…" {
+				test.Tap(b)
+			}
+		})
+	})
+	var suggested string
+	field := h.pathField(t)
+	h.ui(func() { suggested = field.Text })
+	if filepath.Ext(suggested) != ".ogg" {
+		t.Errorf("the file suggested is %q, want a .ogg file", suggested)
+	}
+	path := filepath.Join(t.TempDir(), "talk.ogg")
+	h.typePath(t, path)
+	h.waitFor(t, "the sound saved", func() bool { return strings.HasPrefix(a.status.Text, "Saved talk.ogg") })
+	if data, err := os.ReadFile(path); err != nil || !bytes.HasPrefix(data, []byte("OggS")) {
+		t.Errorf("the saved sound: %d bytes starting %.4q, %v", len(data), data, err)
+	}
 }
 
 // TestAgentTabNoMicrophone: with no microphone, Start says so plainly and
