@@ -163,6 +163,16 @@ func asciiLetter(r rune) bool { return r < 0x80 && isASCIILetter(byte(r)) }
 // punctuation.
 func asciiOther(r rune) bool { return r < 0x80 && !isASCIILetter(byte(r)) }
 
+// punct reports whether rs[i] is one of set, and if so whether it sits
+// next to ASCII (a space, a letter), as punctuation in text does.
+func (t *decoded) punct(i int, set string) (in, typical bool) {
+	if !strings.ContainsRune(set, t.rs[i]) {
+		return false, false
+	}
+	prev, next := t.neighbours(i)
+	return true, prev < 0x80 || next < 0x80
+}
+
 // latinPunct is punctuation and signs of Western text beyond ASCII.
 const latinPunct = "‘’“”–—…€«»°·©®™§¿¡\u00a0"
 
@@ -171,14 +181,14 @@ const latinPunct = "‘’“”–—…€«»°·©®™§¿¡\u00a0"
 // punctuation next to ASCII. Text of another script read as Windows-1252
 // gives runs of such letters and signs.
 func typicalLatin(t *decoded, i int) bool {
-	r := t.rs[i]
-	prev, next := t.neighbours(i)
-	if strings.ContainsRune(latinPunct, r) {
-		return prev < 0x80 || next < 0x80
+	if in, typical := t.punct(i, latinPunct); in {
+		return typical
 	}
+	r := t.rs[i]
 	if !unicode.IsLetter(r) || r > 0x24f {
 		return false
 	}
+	prev, next := t.neighbours(i)
 	return asciiLetter(prev) || asciiLetter(next) || (asciiOther(prev) && asciiOther(next))
 }
 
@@ -191,14 +201,14 @@ const cyrillicPunct = "«»„“”–—…№\u00a0"
 // Latin text, with Cyrillic letters among ASCII ones; East Asian text,
 // with long runs of letters among signs and box-drawing characters.
 func typicalCyrillic(t *decoded, i int) bool {
-	r := t.rs[i]
-	prev, next := t.neighbours(i)
-	if strings.ContainsRune(cyrillicPunct, r) {
-		return prev < 0x80 || next < 0x80
+	if in, typical := t.punct(i, cyrillicPunct); in {
+		return typical
 	}
+	r := t.rs[i]
 	if !unicode.Is(unicode.Cyrillic, r) || !unicode.IsLower(r) || t.word[i] > maxWord {
 		return false
 	}
+	prev, next := t.neighbours(i)
 	if asciiLetter(prev) || asciiLetter(next) {
 		return false
 	}
