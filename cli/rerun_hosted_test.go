@@ -3,14 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/earshot-app/earshot/internal/hostedtest"
 	"github.com/earshot-app/earshot/sessions"
-	"github.com/earshot-app/earshot/store"
 )
 
 // TestRerunHostedCommand runs 'earshot rerun ID --backend hosted', with
@@ -29,17 +27,7 @@ func TestRerunHostedCommand(t *testing.T) {
 	if _, err := h.ws.SaveKey(local.l.Key); err != nil {
 		t.Fatal(err)
 	}
-	id, err := h.db.CreateSession(t.Context(), store.Session{Kind: store.KindCaptions, Title: "kept audio", Status: store.StatusDone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wav, err := os.ReadFile(clip)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.db.SaveAudio(t.Context(), id, store.Audio{ContentType: "audio/wav", Encoding: "linear16", SampleRate: 16000, Data: wav}); err != nil {
-		t.Fatal(err)
-	}
+	id := h.savedWithAudio(t, "kept audio")
 	sid := strconv.FormatInt(id, 10)
 
 	check := func(host, model string) {

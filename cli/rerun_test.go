@@ -104,17 +104,7 @@ func TestRerunCommand(t *testing.T) {
 		}
 	}
 	// An entry whose audio is kept but whose words are none: no rate.
-	silent, err := h.db.CreateSession(t.Context(), store.Session{Kind: store.KindCaptions, Title: "no words", Status: store.StatusDone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wav, err := os.ReadFile(clip)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.db.SaveAudio(t.Context(), silent, store.Audio{ContentType: "audio/wav", Encoding: "linear16", SampleRate: 16000, Data: wav}); err != nil {
-		t.Fatal(err)
-	}
+	silent := h.savedWithAudio(t, "no words")
 	if code := h.runFresh(t, "rerun", strconv.FormatInt(silent, 10)); code != 0 || !strings.Contains(h.stdout.String(), "Word error rate: none, as the original has no words (the re-run has ") {
 		t.Errorf("an original without words: exit %d, %s%s", code, h.stdout.String(), h.stderr.String())
 	}
@@ -132,4 +122,22 @@ func TestRerunHelp(t *testing.T) {
 	if !strings.Contains(help, "-backend local|hosted\n") || strings.Contains(help, "-backend local\n") {
 		t.Errorf("rerun -h:\n%s", help)
 	}
+}
+
+// savedWithAudio saves a finished captions entry titled title, with no
+// words, whose kept audio is the test clip as WAV, and returns its id.
+func (h *harness) savedWithAudio(t *testing.T, title string) int64 {
+	t.Helper()
+	id, err := h.db.CreateSession(t.Context(), store.Session{Kind: store.KindCaptions, Title: title, Status: store.StatusDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wav, err := os.ReadFile(clip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.db.SaveAudio(t.Context(), id, store.Audio{ContentType: "audio/wav", Encoding: "linear16", SampleRate: 16000, Data: wav}); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
