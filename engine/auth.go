@@ -89,6 +89,10 @@ func (a *authenticator) check(header string) (credential, error) {
 const tokenIssuer = "earshot-local-engine"
 
 // mint signs a token for the key's accessor with the given lifetime.
+// A JWT's times are whole seconds (jwt.NewNumericDate truncates to
+// jwt.TimePrecision), so the expiry is rounded up: a token lives at least
+// its ttl. Truncated, a 1 s token minted at 12:00:05.96 expired at
+// 12:00:06, 40 ms later.
 func (a *authenticator) mint(ttl time.Duration) (string, error) {
 	now := a.now()
 	claims := tokenClaims{
@@ -97,10 +101,18 @@ func (a *authenticator) mint(ttl time.Duration) (string, error) {
 			Issuer:    tokenIssuer,
 			Subject:   a.accessor,
 			IssuedAt:  jwt.NewNumericDate(now),
-			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+			ExpiresAt: jwt.NewNumericDate(ceilTime(now.Add(ttl), jwt.TimePrecision)),
 		},
 	}
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(a.signingKey)
+}
+
+// ceilTime rounds t up to a multiple of d.
+func ceilTime(t time.Time, d time.Duration) time.Time {
+	if r := t.Truncate(d); !r.Equal(t) {
+		return r.Add(d)
+	}
+	return t
 }
 
 // handleGrant serves POST /v1/auth/grant: a JWT minted with an API key.

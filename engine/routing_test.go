@@ -130,12 +130,14 @@ func TestGrant(t *testing.T) {
 			if g.ExpiresIn != tc.wantTTL {
 				t.Errorf("expires_in %v, want %v", g.ExpiresIn, tc.wantTTL)
 			}
-			// The token is a JWT whose lifetime is the one granted.
+			// The token is a JWT that lives at least the time granted: its
+			// times are whole seconds, the issue rounded down and the
+			// expiry up.
 			var claims jwt.RegisteredClaims
 			if _, _, err := jwt.NewParser().ParseUnverified(g.AccessToken, &claims); err != nil {
 				t.Fatalf("access_token %q is not a JWT: %v", g.AccessToken, err)
 			}
-			if got := claims.ExpiresAt.Sub(claims.IssuedAt.Time).Seconds(); got < tc.wantTTL-1 || got > tc.wantTTL {
+			if got := claims.ExpiresAt.Sub(claims.IssuedAt.Time).Seconds(); got < tc.wantTTL || got > tc.wantTTL+1 {
 				t.Errorf("token lifetime %v s, want %v s", got, tc.wantTTL)
 			}
 			// It authorizes REST requests as Bearer.
@@ -217,17 +219,24 @@ func TestTokenDetails(t *testing.T) {
 	}
 }
 
-// fakeClock is a clock that a test moves forward.
-type fakeClock struct{ offset atomic.Int64 }
+// fakeClock is a clock that stands still until a test moves it forward:
+// a lifetime the test measures does not shrink while a loaded machine
+// runs the requests. It starts at base.
+type fakeClock struct {
+	base   time.Time
+	offset atomic.Int64
+}
 
-func (c *fakeClock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *fakeClock) now() time.Time          { return c.base.Add(time.Duration(c.offset.Load())) }
 func (c *fakeClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 // TestTokenLifetime checks section 5 rule 2: a JWT's lifetime applies to
 // requests and WebSocket handshakes; an open stream outlives it.
 func TestTokenLifetime(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{}
+	// 960 ms past a whole second: a 1 s token whose expiry were truncated
+	// to the second would be dead 40 ms after it was minted.
+	clock := &fakeClock{base: time.Now().Truncate(time.Second).Add(960 * time.Millisecond)}
 	l := startEngine(t, Config{Now: clock.now, IdleTimeout: time.Minute, Recognizer: RecognizerConfig{Warm: -1}})
 	ctx := testContext(t, time.Minute)
 	g, err := newClient(t, l).Grant(ctx, time.Second)
@@ -237,7 +246,9 @@ func TestTokenLifetime(t *testing.T) {
 	bearer := "Bearer " + g.AccessToken.Reveal()
 	tokClient := newClientWith(t, api.Config{Endpoint: l.Endpoint(), AccessToken: g.AccessToken})
 
-	// Within its lifetime the token works on REST and on the handshake.
+	// Within its lifetime, even near its end, the token works on REST and
+	// on the handshake.
+	clock.advance(990 * time.Millisecond)
 	if a := do(t, l, http.MethodGet, api.PathModels, bearer, nil, nil); a.status != http.StatusOK {
 		t.Fatalf("fresh token refused on REST: %d %s", a.status, a.body)
 	}
