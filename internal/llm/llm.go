@@ -79,7 +79,7 @@ func (e *Error) Reason() string {
 	case NotOpenAI:
 		s := "answers, but not as an OpenAI-compatible server"
 		if e.Detail != "" {
-			s += " (" + e.Detail + ")"
+			s += ": " + e.Detail
 		}
 		return s
 	case NeedsKey:

@@ -83,7 +83,7 @@ func TestModels(t *testing.T) {
 		{name: "null list", handler: func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"object":"list","data":null}`) },
 			kind: NoModels},
 		{name: "garbage", handler: func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html>It works!</html>") },
-			kind: NotOpenAI, reason: "answers, but not as an OpenAI-compatible server (its model list is not OpenAI's)"},
+			kind: NotOpenAI, reason: "answers, but not as an OpenAI-compatible server: its model list is not OpenAI's"},
 		{name: "JSON of another kind", handler: func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"stt":[],"tts":[]}`) },
 			kind: NotOpenAI},
 		{name: "a key is needed", handler: func(w http.ResponseWriter, r *http.Request) {
@@ -99,9 +99,9 @@ func TestModels(t *testing.T) {
 				return
 			}
 			http.NotFound(w, r)
-		}, kind: NotOpenAI, reason: "answers, but not as an OpenAI-compatible server (GET /models answered 404 Not Found; such addresses usually end in /v1)"},
+		}, kind: NotOpenAI, reason: "answers, but not as an OpenAI-compatible server: GET /models answered 404 Not Found; such addresses usually end in /v1"},
 		{name: "closed port", base: closedPort(t), kind: NoAnswer, reason: "does not answer: connection refused"},
-		{name: "not HTTP", base: rawServer(t, "SSH-2.0-OpenSSH_9.2\r\n"), kind: NotOpenAI, reason: "answers, but not as an OpenAI-compatible server (not HTTP)"},
+		{name: "not HTTP", base: rawServer(t, "SSH-2.0-OpenSSH_9.2\r\n"), kind: NotOpenAI, reason: "answers, but not as an OpenAI-compatible server: not HTTP"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
