@@ -18,9 +18,9 @@ import (
 	"github.com/earshot-app/earshot/store"
 )
 
-// llmWorkspace is a workspace on a local engine of its own, which thinks
-// with the language model server the settings name (llmURL).
-func llmWorkspace(t *testing.T, llmURL string) *sessions.Workspace {
+// llmWorkspace is a workspace on db and a local engine of its own, which
+// thinks with the language model server the settings name (llmURL).
+func llmWorkspace(t *testing.T, db *store.DB, llmURL string) *sessions.Workspace {
 	t.Helper()
 	l, err := engine.StartLocal(engine.Config{})
 	if err != nil {
@@ -28,7 +28,7 @@ func llmWorkspace(t *testing.T, llmURL string) *sessions.Workspace {
 	}
 	t.Cleanup(func() { l.Close() })
 	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
-		History: openDB(t), Keys: sessions.NewKeys(&store.Memory{}, nil),
+		History: db, Keys: sessions.NewKeys(&store.Memory{}, nil),
 		Speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}},
 		Local:    func() (api.Endpoint, api.Secret, error) { return l.Endpoint(), l.Key, nil },
 		LocalLLM: func(url string) { l.Engine.SetLLM(engine.LLMEndpoint{URL: url}) },
@@ -87,7 +87,7 @@ func TestAgentLanguageModelDoesNotAnswer(t *testing.T) {
 
 	t.Run("never answered", func(t *testing.T) {
 		t.Parallel()
-		ws := llmWorkspace(t, closed.URL+"/v1")
+		ws := llmWorkspace(t, openDB(t), closed.URL+"/v1")
 		var le *llm.Error
 		if _, err := ws.TryLLM(t.Context(), closed.URL+"/v1"); !errors.As(err, &le) || le.Kind != llm.NoAnswer {
 			t.Errorf("TryLLM = %v, want no answer", err)
@@ -113,7 +113,7 @@ func TestAgentLanguageModelDoesNotAnswer(t *testing.T) {
 	t.Run("stopped answering", func(t *testing.T) {
 		t.Parallel()
 		srv := fakeLLM(t, "search_history", `{"query":"budget"}`)
-		ws := llmWorkspace(t, srv.URL+"/v1")
+		ws := llmWorkspace(t, openDB(t), srv.URL+"/v1")
 		ch, err := ws.AgentChoices(t.Context())
 		if err != nil || ch.LLMErr != nil || len(ch.Models) != 2 {
 			t.Fatalf("with the server up, the choices are %+v, %v", ch, err)
@@ -131,7 +131,7 @@ func TestAgentLanguageModelDoesNotAnswer(t *testing.T) {
 	t.Run("answers", func(t *testing.T) {
 		t.Parallel()
 		srv := fakeLLM(t, "search_history", `{"query":"budget"}`)
-		ws := llmWorkspace(t, srv.URL+"/v1")
+		ws := llmWorkspace(t, openDB(t), srv.URL+"/v1")
 		if models, err := ws.TryLLM(t.Context(), srv.URL+"/v1"); err != nil || len(models) != 1 || models[0] != "tiny-llm" {
 			t.Errorf("TryLLM = %q, %v", models, err)
 		}
