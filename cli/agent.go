@@ -97,6 +97,9 @@ func agent(ctx context.Context, env Env, args []string) error {
 	case f.headphones:
 		req.Mode = sessions.ListenOpen
 	}
+	if err := ws.LLMProblem(ctx); err != nil {
+		fmt.Fprintf(env.Stderr, "earshot agent: %v; the agent thinks with the local engine's built-in assistant instead\n", err)
+	}
 	a, err := ws.StartAgent(context.WithoutCancel(ctx), req)
 	if errors.Is(err, device.ErrNoDevice) || errors.Is(err, device.ErrNoAudioBackend) {
 		return reword(err, "%s: connect a microphone, or type to the agent with --text", deviceProblem(err))
@@ -120,6 +123,9 @@ func listThinkModels(ctx context.Context, env Env) error {
 	models, err := ws.ThinkModels(ctx)
 	if err != nil {
 		return err
+	}
+	if err := ws.LLMProblem(ctx); err != nil {
+		fmt.Fprintf(env.Stderr, "earshot agent: %v, so its models are not listed\n", err)
 	}
 	for _, m := range models {
 		fmt.Fprintf(env.Stdout, "%-28s %-14s %s\n", m.ID, m.Provider, m.Name)

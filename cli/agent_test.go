@@ -2,10 +2,15 @@ package cli
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/engine"
+	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -67,5 +72,50 @@ func TestAgentUsage(t *testing.T) {
 				t.Errorf("stderr %q does not say %q", h.stderr.String(), tt.want)
 			}
 		})
+	}
+}
+
+// TestAgentLanguageModelDoesNotAnswer: with a language model server in
+// the settings that does not answer, earshot agent says so on stderr,
+// and which model thinks instead, before the conversation starts; so
+// does --list-models, whose list lacks the server's models.
+func TestAgentLanguageModelDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	l, err := engine.StartLocal(engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	h := newHarness(t, nil, func(c *sessions.WorkspaceConfig) {
+		c.Local = func() (api.Endpoint, api.Secret, error) { return l.Endpoint(), l.Key, nil }
+		c.LocalLLM = func(url string) { l.Engine.SetLLM(engine.LLMEndpoint{URL: url}) }
+	})
+	s := store.DefaultSettings()
+	s.Backend, s.AgentLLM = store.BackendLocal, closed.URL+"/v1"
+	if err := h.db.SaveSettings(t.Context(), s); err != nil {
+		t.Fatal(err)
+	}
+	h.stdin = strings.NewReader("what is two plus two\n")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if code := h.run(t, ctx, "agent", "--text"); code != 0 {
+		t.Fatalf("exit status %d; stderr %q", code, h.stderr.String())
+	}
+	say := "the language model at " + strings.TrimPrefix(closed.URL, "http://") + " does not answer: connection refused"
+	if want := "earshot agent: " + say + "; the agent thinks with the local engine's built-in assistant instead\n"; !strings.HasPrefix(h.stderr.String(), want) {
+		t.Errorf("stderr %q, want it to begin with %q", h.stderr.String(), want)
+	}
+	if !strings.Contains(h.stdout.String(), "Two plus two is four.") {
+		t.Errorf("stdout %q", h.stdout.String())
+	}
+
+	before := len(h.stderr.String())
+	if code := h.run(t, ctx, "agent", "--list-models"); code != 0 {
+		t.Fatalf("--list-models: exit status %d; stderr %q", code, h.stderr.String())
+	}
+	if got, want := h.stderr.String()[before:], "earshot agent: "+say+", so its models are not listed\n"; got != want {
+		t.Errorf("--list-models: stderr %q, want %q", got, want)
 	}
 }

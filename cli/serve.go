@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/llm"
 )
 
 // ServeConfig is what serve passes to the engine constructor.
@@ -51,14 +52,14 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	region := fs.String("region", "", "behave as a regional host: eu, au or in")
 	maxConns := fs.Int("max-connections", 8, "concurrency allowance; diarization counts double")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	llm := fs.String("llm", "", "an OpenAI-compatible server the voice agent may think with, up to /v1 (Ollama: http://127.0.0.1:11434/v1)")
+	llmURL := fs.String("llm", "", "an OpenAI-compatible server the voice agent may think with, up to /v1 (Ollama: http://127.0.0.1:11434/v1)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	if *llm != "" {
-		u, err := url.Parse(*llm)
+	if *llmURL != "" {
+		u, err := url.Parse(*llmURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			fmt.Fprintf(env.Stderr, "--llm must be an http or https address such as http://127.0.0.1:11434/v1, not %q\n", *llm)
+			fmt.Fprintf(env.Stderr, "--llm must be an http or https address such as http://127.0.0.1:11434/v1, not %q\n", *llmURL)
 			return errUsage
 		}
 	}
@@ -91,6 +92,17 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if env.NewEngine == nil {
 		return errors.New("this build of Earshot has no local engine to serve (it is left out of the Windows build)")
 	}
+	if *llmURL != "" {
+		// Tried before anything else writes to stderr: the agent thinks
+		// with its built-in assistant while the server does not answer.
+		tctx, cancel := context.WithTimeout(ctx, llm.Timeout)
+		_, err := llm.Models(tctx, nil, *llmURL, nil)
+		cancel()
+		var le *llm.Error
+		if errors.As(err, &le) {
+			fmt.Fprintf(env.Stderr, "earshot serve: %v; the voice agent thinks with its built-in assistant until it answers\n", le)
+		}
+	}
 
 	type listener struct {
 		name string
@@ -119,7 +131,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		lns = append(lns, listener{name: a.name, ln: ln})
 	}
 
-	eng, err := env.NewEngine(ServeConfig{Key: api.Secret(*key), Region: reg, MaxConnections: *maxConns, LoopbackOnly: loopback, Logger: log, LLM: *llm})
+	eng, err := env.NewEngine(ServeConfig{Key: api.Secret(*key), Region: reg, MaxConnections: *maxConns, LoopbackOnly: loopback, Logger: log, LLM: *llmURL})
 	if err != nil {
 		closeAll()
 		return err

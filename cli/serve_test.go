@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -136,5 +137,43 @@ func TestServeReportsBusyAddress(t *testing.T) {
 	code := Run(context.Background(), env, []string{"serve", "--key", "k", "--addr", "256.0.0.1:80"})
 	if code != 1 || !strings.Contains(stderr.String(), "listen on 256.0.0.1:80") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestServeSaysLanguageModelDoesNotAnswer: serve --llm tries the server
+// at start, and says on stderr when it does not answer; a server that
+// answers goes unmentioned.
+func TestServeSaysLanguageModelDoesNotAnswer(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"object":"list","data":[{"id":"llama3"}]}`)
+	}))
+	t.Cleanup(up.Close)
+	for _, tt := range []struct{ name, llm, want string }{
+		{"closed", closed.URL + "/v1", "earshot serve: the language model at " + strings.TrimPrefix(closed.URL, "http://") +
+			" does not answer: connection refused; the voice agent thinks with its built-in assistant until it answers\n"},
+		{"up", up.URL + "/v1", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr testkit.Buffer
+			env := Env{Stdout: &stdout, Stderr: &stderr, NewEngine: func(ServeConfig) (Server, error) { return &fakeServer{}, nil }}
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan int)
+			go func() {
+				done <- Run(ctx, env, []string{"serve", "--key", "k", "--addr", "127.0.0.1:0", "--llm", tt.llm})
+			}()
+			deadline := time.Now().Add(10 * time.Second)
+			for !listening.MatchString(stdout.String()) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			cancel()
+			if code := <-done; code != 0 {
+				t.Errorf("exit status %d; stderr %q", code, stderr.String())
+			}
+			if got := stderr.String(); got != tt.want {
+				t.Errorf("stderr %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

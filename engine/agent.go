@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +17,7 @@ import (
 	"github.com/earshot-app/earshot/engine/sphinx"
 	"github.com/earshot-app/earshot/engine/think"
 	"github.com/earshot-app/earshot/engine/tts"
+	"github.com/earshot-app/earshot/internal/llm"
 )
 
 // The voice agent: /v1/agent/converse runs listen (the streaming
@@ -75,18 +75,15 @@ func (e *Engine) currentLLM() LLMEndpoint {
 // built-in assistant, and the models of the configured LLM server.
 func (e *Engine) handleAgentModels(w http.ResponseWriter, r *http.Request) {
 	models := []api.ThinkModel{{ID: think.ModelID, Name: think.ModelName, Provider: think.ModelProvider}}
-	llm := e.currentLLM()
-	if base := llm.URL; base != "" {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		ids, err := think.Models(ctx, llmClient, base, llm.Headers)
+	server := e.currentLLM()
+	if base := server.URL; base != "" {
+		ctx, cancel := context.WithTimeout(r.Context(), llm.Timeout)
+		ids, err := llm.Models(ctx, llmClient, base, server.Headers)
 		cancel()
 		if err != nil {
 			e.log.Warn("list the language model server's models", "err", err)
 		}
-		host := base
-		if u, err := url.Parse(base); err == nil && u.Host != "" {
-			host = u.Host
-		}
+		host := llm.Host(base)
 		for _, id := range ids {
 			models = append(models, api.ThinkModel{ID: id, Name: id + " at " + host, Provider: api.ProviderOpenAI})
 		}
@@ -156,6 +153,11 @@ type agentSession struct {
 	wg        sync.WaitGroup
 	queued    *agentReply // a reply to start once the one in progress ends
 	heardAt   time.Time   // when the person's last turn ended
+
+	// serverChecked and fellBack are set once in a conversation, by its
+	// replies (thinkChain): the unused language model server was
+	// checked; a reply said that a model failed and which one answers.
+	serverChecked, fellBack atomic.Bool
 
 	mu      sync.Mutex // guards pending
 	pending map[string]chan string
@@ -539,6 +541,9 @@ func (s *agentSession) resolveMouth(chain api.SpeakChain) (agentMouth, error) {
 // thinker is a "think" provider of the chain.
 type thinker interface {
 	think(ctx context.Context, msgs []think.ChatMessage, tools []think.Tool, text func(string) error) ([]think.ToolCall, error)
+	// name is the model in a sentence: "the model llama3 at
+	// 127.0.0.1:11434".
+	name() string
 }
 
 // resolveThinkers maps a think chain to what the engine runs: a model
@@ -546,7 +551,8 @@ type thinker interface {
 // a model of the configured LLM server there.
 func (e *Engine) resolveThinkers(chain api.ThinkChain) ([]thinker, error) {
 	var out []thinker
-	llm := e.currentLLM()
+	server := e.currentLLM()
+	usesServer := false
 	for i, t := range chain {
 		switch {
 		case t.Endpoint != nil:
@@ -554,8 +560,9 @@ func (e *Engine) resolveThinkers(chain api.ThinkChain) ([]thinker, error) {
 				Temperature: t.Provider.Temperature, Client: llmClient}, t.ContextLength})
 		case t.Provider.Model == think.ModelID:
 			out = append(out, builtinThinker{a: think.Assistant{Now: e.now}, funcs: t.Functions})
-		case llm.URL != "":
-			out = append(out, chatThinker{think.Chat{URL: think.ChatURL(llm.URL), Headers: llm.Headers,
+		case server.URL != "":
+			usesServer = true
+			out = append(out, chatThinker{think.Chat{URL: think.ChatURL(server.URL), Headers: server.Headers,
 				Model: t.Provider.Model, Temperature: t.Provider.Temperature, Client: llmClient}, t.ContextLength})
 		default:
 			field := "agent.think.provider.model"
@@ -566,6 +573,13 @@ func (e *Engine) resolveThinkers(chain api.ThinkChain) ([]thinker, error) {
 				Reason: fmt.Sprintf("the local engine does not serve %s %q; GET %s lists the models it does, or give a chat-completions endpoint", t.Provider.Type, t.Provider.Model, api.PathAgentModels)}
 		}
 	}
+	if b, ok := out[0].(builtinThinker); ok && !usesServer && server.URL != "" {
+		// The server the engine was given goes unused: most likely its
+		// models were not listed because it did not answer. The first
+		// reply checks, and says so (thinkChain).
+		b.server = server
+		out[0] = b
+	}
 	return out, nil
 }
 
@@ -573,6 +587,10 @@ func (e *Engine) resolveThinkers(chain api.ThinkChain) ([]thinker, error) {
 type chatThinker struct {
 	chat  think.Chat
 	limit api.ContextLength
+}
+
+func (c chatThinker) name() string {
+	return "the model " + c.chat.Model + " at " + llm.Host(c.chat.URL)
 }
 
 func (c chatThinker) think(ctx context.Context, msgs []think.ChatMessage, tools []think.Tool, text func(string) error) ([]think.ToolCall, error) {
@@ -611,7 +629,12 @@ func trimContext(msgs []think.ChatMessage, tokens int) []think.ChatMessage {
 type builtinThinker struct {
 	a     think.Assistant
 	funcs []api.AgentFunction
+	// server is the language model server the engine was given, when
+	// the conversation chose the assistant over its models.
+	server LLMEndpoint
 }
+
+func (builtinThinker) name() string { return "Earshot's built-in assistant" }
 
 func (b builtinThinker) think(_ context.Context, msgs []think.ChatMessage, _ []think.Tool, text func(string) error) ([]think.ToolCall, error) {
 	var hist []think.Message

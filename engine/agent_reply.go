@@ -13,10 +13,13 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/think"
 	"github.com/earshot-app/earshot/engine/tts"
+	"github.com/earshot-app/earshot/internal/llm"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -164,10 +167,22 @@ func (s *agentSession) runReply(ctx context.Context, r *agentReply) []think.Chat
 }
 
 // thinkChain asks the chain's providers in turn: the next is tried when
-// one fails before it said anything.
+// one fails before it said anything, and the reply begins by saying so
+// (once in a conversation). A built-in assistant chosen while the
+// engine's language model server goes unused checks that server first,
+// and says so too if it does not answer.
 func (s *agentSession) thinkChain(r *agentReply, msgs []think.ChatMessage, tools []think.Tool, text func(string) error) ([]think.ToolCall, error) {
 	var errs []error
-	for _, t := range r.thinks {
+	for i, t := range r.thinks {
+		if b, ok := t.(builtinThinker); ok && i == 0 && b.server.URL != "" && s.serverChecked.CompareAndSwap(false, true) {
+			ctx, cancel := context.WithTimeout(r.ctx, llm.Timeout)
+			_, err := llm.Models(ctx, llmClient, b.server.URL, b.server.Headers)
+			cancel()
+			var le *llm.Error
+			if errors.As(err, &le) {
+				s.sayFallback(r, upperFirst(le.Error())+".", t, text)
+			}
+		}
 		spoke := false
 		calls, err := t.think(r.ctx, msgs, tools, func(p string) error {
 			spoke = true
@@ -177,8 +192,43 @@ func (s *agentSession) thinkChain(r *agentReply, msgs []think.ChatMessage, tools
 			return calls, err
 		}
 		errs = append(errs, err)
+		if i+1 < len(r.thinks) {
+			s.e.log.Warn("agent think failed; the next of the chain answers", "request_id", s.rid, "err", err)
+			s.sayFallback(r, failure(t, err), r.thinks[i+1], text)
+		}
 	}
 	return nil, errors.Join(errs...)
+}
+
+// failure says, as a sentence, why a model did not answer.
+func failure(t thinker, err error) string {
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return upperFirst(t.name()) + " " + le.Reason() + "."
+	}
+	return upperFirst(t.name()) + " failed: " + strings.TrimSuffix(err.Error(), ".") + "."
+}
+
+// sayFallback tells the client, with a warning, and the person, at the
+// start of the reply, that a model failed (why) and which one answers
+// instead: once in a conversation, so that a model that stays down is
+// not announced at every turn.
+func (s *agentSession) sayFallback(r *agentReply, why string, instead thinker, text func(string) error) {
+	if !s.fellBack.CompareAndSwap(false, true) {
+		return
+	}
+	note := why + " " + upperFirst(instead.name()) + " answers instead."
+	s.queue(r.ctx, &api.AgentNotice{Type: api.TypeWarning, Code: api.CodeThinkFailed, Description: note}, nil)
+	_ = text(note + " ") // a reply cut short stops at its next piece anyway
+}
+
+// upperFirst capitalises the first letter of s, to begin a sentence.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // callFunctions runs the calls: it announces them (FunctionCallRequest),

@@ -703,3 +703,95 @@ func TestAgentThinkModels(t *testing.T) {
 	c.send(ctx, &api.InjectUserMessage{Content: "hi"})
 	c.waitFor(ctx, "the model's call", func(ms []api.AgentMessage) bool { return has(ms, api.TypeFunctionCallRequest) })
 }
+
+// closedLLM is the address, up to /v1, of a language model server that
+// does not answer: a port on 127.0.0.1 where nothing listens.
+func closedLLM(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	addr := srv.URL
+	srv.Close()
+	return addr + "/v1"
+}
+
+// notices are the descriptions of the agent's warnings.
+func notices(ms []api.AgentMessage) []string {
+	var out []string
+	for _, m := range ms {
+		if n, ok := m.(*api.AgentNotice); ok && n.Type == api.TypeWarning {
+			out = append(out, n.Description)
+		}
+	}
+	return out
+}
+
+// TestAgentModelThatDoesNotAnswer: a language model that does not answer
+// is named, with why, and the model that answers instead, in a warning
+// and at the start of the first reply, and only once in the
+// conversation: when the engine's server went unused because it does not
+// answer (its models were never listed, the built-in assistant was
+// chosen), and when the chosen model fails and the chain's next answers.
+func TestAgentModelThatDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	ask := func(t *testing.T, c *agentConv, question string, replies int) []api.AgentMessage {
+		t.Helper()
+		c.send(ctx, &api.InjectUserMessage{Content: question})
+		c.waitFor(ctx, "the reply spoken", func(ms []api.AgentMessage) bool { return count(ms, api.TypeAgentAudioDone) >= replies })
+		ms, _ := c.snapshot()
+		return ms
+	}
+	check := func(t *testing.T, ms []api.AgentMessage, note string) {
+		t.Helper()
+		if got := said(ms, api.RoleAssistant); !strings.HasPrefix(got, note+" ") || len(got) <= len(note)+1 {
+			t.Errorf("the first reply is %q, want it to begin with %q and go on to answer", got, note)
+		}
+		if got := notices(ms); len(got) != 1 || got[0] != note {
+			t.Errorf("the warnings are %q, want %q", got, note)
+		}
+	}
+	answerOnce := func(t *testing.T, c *agentConv, note string) {
+		t.Helper()
+		check(t, ask(t, c, "What is two plus two?", 1), note)
+		ms := ask(t, c, "What is three plus three?", 2)
+		if n := strings.Count(said(ms, api.RoleAssistant), note); n != 1 {
+			t.Errorf("the model that does not answer is named %d times in two replies: %q", n, said(ms, api.RoleAssistant))
+		}
+		if got := notices(ms); len(got) != 1 {
+			t.Errorf("the warnings of two replies are %q", got)
+		}
+	}
+
+	t.Run("the engine's server", func(t *testing.T) {
+		base := closedLLM(t)
+		l := startEngine(t, Config{LLM: LLMEndpoint{URL: base}})
+		models, err := newClient(t, l).ThinkModels(ctx)
+		if err != nil || len(models) != 1 || models[0].ID != think.ModelID {
+			t.Fatalf("ThinkModels = %+v, %v; want the built-in assistant alone", models, err)
+		}
+		c := converse(t, ctx, l, builtinSettings())
+		answerOnce(t, c, "The language model at "+strings.TrimPrefix(strings.TrimSuffix(base, "/v1"), "http://")+
+			" does not answer: connection refused. Earshot's built-in assistant answers instead.")
+	})
+	t.Run("the chain's first model", func(t *testing.T) {
+		base := closedLLM(t)
+		l := startEngine(t, Config{})
+		set := builtinSettings()
+		set.Agent.Think = api.ThinkChain{
+			{Provider: api.ThinkProvider{Type: "open_ai", Model: "tiny-llm"}, Endpoint: &api.AgentEndpoint{URL: base + "/chat/completions"}},
+			{Provider: api.ThinkProvider{Type: think.ModelProvider, Model: think.ModelID}},
+		}
+		c := converse(t, ctx, l, set)
+		answerOnce(t, c, "The model tiny-llm at "+strings.TrimPrefix(strings.TrimSuffix(base, "/v1"), "http://")+
+			" does not answer: connection refused. Earshot's built-in assistant answers instead.")
+	})
+	t.Run("a server that answers", func(t *testing.T) {
+		srv := fakeLLM(t, "x", "{}")
+		l := startEngine(t, Config{LLM: LLMEndpoint{URL: srv.URL + "/v1"}})
+		c := converse(t, ctx, l, builtinSettings()) // the built-in assistant, chosen over a server that works
+		ms := ask(t, c, "What is two plus two?", 1)
+		if got := said(ms, api.RoleAssistant); strings.Contains(got, "answer") || len(notices(ms)) > 0 {
+			t.Errorf("with a server that answers, the reply is %q and the warnings %q", got, notices(ms))
+		}
+	})
+}

@@ -265,8 +265,10 @@ func (a *AgentSession) Start(ctx context.Context) error {
 		set.Audio.Output = &api.AgentAudioOutput{Encoding: api.EncodingLinear16, SampleRate: agentOutputRate, Container: "none"}
 		if len(a.cfg.Functions) > 0 && len(set.Agent.Think) > 0 {
 			th := append(api.ThinkChain(nil), set.Agent.Think...)
-			for _, f := range a.cfg.Functions {
-				th[0].Functions = append(th[0].Functions, f.Def)
+			for i := range th { // a fallback of the chain may call them too
+				for _, f := range a.cfg.Functions {
+					th[i].Functions = append(th[i].Functions, f.Def)
+				}
 			}
 			set.Agent.Think = th
 		}
@@ -1042,6 +1044,13 @@ func (w *Workspace) StartAgent(ctx context.Context, req AgentRequest) (*AgentSes
 			break
 		}
 	}
+	if model == nil && req.Think != "" && conn.Kind == BackendLocal && s.AgentLLM != "" && w.cfg.LocalLLM != nil && len(models) > 0 {
+		// A model of the language model server, which did not list it
+		// (it does not answer now, or does not have it): the local
+		// engine asks the server anyway, and its first reply says why
+		// the built-in assistant answers instead.
+		model = &api.ThinkModel{ID: req.Think, Provider: api.ProviderOpenAI}
+	}
 	if model == nil {
 		var ids []string
 		for _, m := range models {
@@ -1059,9 +1068,17 @@ func (w *Workspace) StartAgent(ctx context.Context, req AgentRequest) (*AgentSes
 	if voice == "" || !(api.IsAuraVoice(voice) || api.IsFluxVoice(voice)) {
 		voice = api.DefaultAgentVoice
 	}
+	think := api.ThinkChain{AgentThink(*model, req.Prompt)}
+	if conn.Kind == BackendLocal && models[0].ID != model.ID {
+		// A model of the language model server falls back to the local
+		// engine's own first model, its built-in assistant: if the
+		// server stops answering, the conversation goes on, and the
+		// agent says why.
+		think = append(think, AgentThink(models[0], req.Prompt))
+	}
 	set := api.AgentSettings{Tags: []string{"earshot"}, Agent: api.AgentConfig{
 		Listen:   &api.AgentListen{Provider: api.ListenProvider{Type: api.ProviderDeepgram, Model: "nova-3"}},
-		Think:    api.ThinkChain{AgentThink(*model, req.Prompt)},
+		Think:    think,
 		Speak:    api.SpeakChain{AgentVoice(voice)},
 		Greeting: req.Greeting,
 	}}
@@ -1124,6 +1141,9 @@ func rms(p []int16) float64 {
 type AgentChoices struct {
 	Models []api.ThinkModel
 	Voices []string
+	// LLMErr says why the language model server of the settings cannot
+	// be used (LLMProblem): its models are not among Models.
+	LLMErr error
 }
 
 // AgentChoices lists the agent's models and voices.
@@ -1136,7 +1156,7 @@ func (w *Workspace) AgentChoices(ctx context.Context) (AgentChoices, error) {
 	if err != nil {
 		return AgentChoices{}, fmt.Errorf("list the agent's models: %w", err)
 	}
-	out := AgentChoices{Models: models}
+	out := AgentChoices{Models: models, LLMErr: w.LLMProblem(ctx)}
 	list, err := conn.Client.Models(ctx, false)
 	if err != nil {
 		return out, fmt.Errorf("list the voices: %w", err)

@@ -19,7 +19,6 @@ import (
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
-	"github.com/earshot-app/earshot/engine"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -459,23 +458,9 @@ func TestAgentLanguageModelCallsTheApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	llm := fakeLLM(t, "search_history", `{"query":"budget"}`)
-	l, err := engine.StartLocal(engine.Config{})
+	ws := llmWorkspace(t, db, llm.URL+"/v1")
+	s, err := ws.Settings(ctx)
 	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{
-		History: db, Keys: sessions.NewKeys(&store.Memory{}, nil),
-		Speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}},
-		Local:    func() (api.Endpoint, api.Secret, error) { return l.Endpoint(), l.Key, nil },
-		LocalLLM: func(url string) { l.Engine.SetLLM(engine.LLMEndpoint{URL: url}) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := store.DefaultSettings()
-	s.Backend, s.AgentLLM = store.BackendLocal, llm.URL+"/v1"
-	if err := ws.SaveSettings(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	ch, err := ws.AgentChoices(ctx)

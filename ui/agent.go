@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -70,7 +71,10 @@ type agentTab struct {
 	pastItem *widget.AccordionItem
 
 	models []api.ThinkModel
-	live   *agentLive
+	// llmNoted is set while the status says the language model server
+	// cannot be used (noteLLM).
+	llmNoted bool
+	live     *agentLive
 	// playing is a past conversation's sound playing.
 	playing *sessions.Playing
 	// starting is set from Start until the conversation runs or fails.
@@ -93,6 +97,9 @@ type agentLive struct {
 }
 
 func newAgentTab(a *App) *agentTab { return &agentTab{app: a} }
+
+// agentIdleStatus is the Agent tab's status while no conversation runs.
+const agentIdleStatus = "Start a conversation: speak, or tick Type only and type."
 
 func (t *agentTab) buildUI() fyne.CanvasObject {
 	t.start = widget.NewButtonWithIcon("Start", theme.MediaRecordIcon(), t.onStartStop)
@@ -128,7 +135,7 @@ func (t *agentTab) buildUI() fyne.CanvasObject {
 	t.input.OnSubmitted = func(string) { t.onSend() }
 	t.send = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), t.onSend)
 
-	t.status = widget.NewLabel("Start a conversation: speak, or tick Type only and type.")
+	t.status = widget.NewLabel(agentIdleStatus)
 	t.status.Wrapping = fyne.TextWrapWord
 	t.status.Truncation = fyne.TextTruncateEllipsis
 
@@ -207,6 +214,7 @@ func (t *agentTab) loadChoices() {
 			if len(names) > 0 && !slices.Contains(names, t.think.Selected) {
 				t.think.SetSelectedIndex(0)
 			}
+			t.noteLLM(ch)
 			t.voice.SetOptions(ch.Voices)
 			if t.voice.Selected == "" && len(ch.Voices) > 0 {
 				want := api.DefaultAgentVoice
@@ -231,6 +239,25 @@ func (t *agentTab) loadChoices() {
 			}
 		})
 	})
+}
+
+// noteLLM says, while no conversation runs, that the language model
+// server of the settings cannot be used, why, and which model the agent
+// thinks with instead; and takes it back once the server answers.
+func (t *agentTab) noteLLM(ch sessions.AgentChoices) {
+	if t.live != nil || t.starting {
+		return
+	}
+	switch {
+	case ch.LLMErr != nil && len(ch.Models) > 0:
+		m := ch.Models[0]
+		name := cmp.Or(m.Name, m.ID)
+		t.setStatus(plainError(ch.LLMErr)+" The agent thinks with "+name+" instead.", widget.WarningImportance)
+		t.llmNoted = true
+	case ch.LLMErr == nil && t.llmNoted:
+		t.setStatus(agentIdleStatus, widget.MediumImportance)
+		t.llmNoted = false
+	}
 }
 
 // serviceChanged lists the models and voices again: the service, its

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -215,6 +214,11 @@ func (c *captionsTab) updateControls() {
 	c.history.updateControls()
 }
 
+// withMicrophone names a source of the computer's sound heard with the
+// microphone. The first letter is lowered as a character, not a byte: a
+// name that begins with "É" lost its first byte and drew as "��".
+func withMicrophone(name string) string { return "Microphone and " + lowerFirst(name) }
+
 // disabler is a widget that can be turned off.
 type disabler interface {
 	Enable()
@@ -242,8 +246,7 @@ func (c *captionsTab) setMicrophones(devs []device.Device, err error) {
 		options, ids, kinds = append(options, d.Name), append(ids, d.ID), append(kinds, store.CaptureSystem)
 	}
 	for _, d := range c.app.systemSounds {
-		name := "Microphone and " + strings.ToLower(d.Name[:1]) + d.Name[1:]
-		options, ids, kinds = append(options, name), append(ids, d.ID), append(kinds, store.CaptureBoth)
+		options, ids, kinds = append(options, withMicrophone(d.Name)), append(ids, d.ID), append(kinds, store.CaptureBoth)
 	}
 	c.micIDs, c.micKinds = ids, kinds
 	c.mic.Options = options

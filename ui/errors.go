@@ -17,6 +17,7 @@ import (
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/internal/document"
+	"github.com/earshot-app/earshot/internal/llm"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -109,6 +110,10 @@ func knownWords(err error) (string, bool) {
 	var spk *sessions.SpeakerError
 	if errors.As(err, &spk) {
 		return speakerWords(spk.Err), true
+	}
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return sentence(le.Error()), true
 	}
 	if words, ok := documentWords(err); ok {
 		return words, true

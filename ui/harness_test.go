@@ -192,6 +192,7 @@ type harnessConfig struct {
 	getenv   func(string) string
 	engine   bool                 // start the local engine
 	local    sessions.LocalEngine // the local engine, instead of the shared one
+	localLLM func(url string)     // names the language model server to local's agent
 	mics     sessions.Microphones
 	speakers sessions.Speakers
 	settings *store.Settings // saved before the App starts
@@ -251,7 +252,7 @@ func newHarnessWith(t *testing.T, cfg harnessConfig, opts Options) *harness {
 		wc.Local = localEngine(t)
 	}
 	if cfg.local != nil {
-		wc.Local = cfg.local
+		wc.Local, wc.LocalLLM = cfg.local, cfg.localLLM
 	}
 	ws, err := sessions.NewWorkspace(wc)
 	if err != nil {

@@ -66,6 +66,9 @@ type settingsTab struct {
 	output    *widget.Select
 	export    *widget.Select
 	llm       *boundedEntry
+	llmItem   *widget.FormItem // llm's, whose hint says what trying it found (settings_llm.go)
+	llmForm   *widget.Form
+	llmTry    llmTry
 	save      *widget.Button
 	revert    *widget.Button
 	status    *widget.Label
@@ -122,9 +125,12 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 		t.setStatus(tooLongWords("The language model field", len(p), shortLimit), widget.WarningImportance)
 	})
 	t.llm.SetPlaceHolder("http://127.0.0.1:11434/v1")
-	t.llm.Validator = checkLLMURL
+	t.llm.Validator = t.checkLLM
 	t.llm.AlwaysShowValidationError = true
-	t.llm.OnChanged = func(string) { t.onFieldChanged() }
+	t.llm.OnChanged = func(s string) {
+		t.llmEdited(s)
+		t.onFieldChanged()
+	}
 	t.tokens = widget.NewCheck("Authenticate streams with short-lived tokens", func(bool) { t.onFieldChanged() })
 
 	t.model = widget.NewSelect([]string{defaultModel}, func(string) {
@@ -180,9 +186,9 @@ func (t *settingsTab) buildUI() fyne.CanvasObject {
 		widget.NewFormItem("Export as", t.export),
 		&widget.FormItem{Text: "Keep audio", Widget: t.keepAudio, HintText: "To play it back with the words, or run it again."},
 	)
-	agent := widget.NewForm(
-		&widget.FormItem{Text: "Language model", Widget: t.llm, HintText: "Optional: an OpenAI-compatible server, such as Ollama's."},
-	)
+	t.llmItem = &widget.FormItem{Text: "Language model", Widget: t.llm, HintText: llmHint}
+	agent := widget.NewForm(t.llmItem)
+	t.llmForm = agent
 	t.kept = newHistorySettings(t)
 	t.forms = []*widget.Form{service, transcription, audio, agent, t.kept.form}
 
@@ -514,7 +520,9 @@ func (t *settingsTab) onSave() {
 	if !t.loaded || t.saving {
 		return
 	}
-	errURL := firstError(t.customURL.Validate(), t.llm.Validate())
+	// The language model's address is checked for its form only: a
+	// server that does not answer yet may be saved (its field says so).
+	errURL := firstError(t.customURL.Validate(), checkLLMURL(t.llm.Text))
 	errLang := checkWord("a language", t.language.Text)
 	for _, f := range t.forms {
 		f.Refresh()
@@ -588,6 +596,9 @@ func (t *settingsTab) setCurrent(s store.Settings) {
 			t.filling = false
 		} else {
 			t.fill(s)
+		}
+		if s.AgentLLM != t.llmTry.addr {
+			t.tryLLM(s.AgentLLM)
 		}
 		t.updateControls()
 	})

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/earshot-app/earshot/internal/llm"
 )
 
 // An OpenAI-compatible chat-completions server (a local Ollama,
@@ -48,7 +50,7 @@ type Chat struct {
 	Headers     map[string]string
 	Model       string
 	Temperature *float64
-	Client      *http.Client // nil means a client with no timeout
+	Client      *http.Client // nil means llm's client, with no timeout
 }
 
 // maxChatLine bounds one line of the event stream.
@@ -71,13 +73,11 @@ func (c Chat) Stream(ctx context.Context, msgs []ChatMessage, tools []Tool, text
 	for k, v := range c.Headers {
 		req.Header.Set(k, v)
 	}
-	hc := c.Client
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	// llm.Do says in plain words why a server does not answer, as the
+	// settings and the agent's list do when they try it.
+	resp, err := llm.Do(ctx, c.Client, c.URL, req)
 	if err != nil {
-		return nil, fmt.Errorf("reach the language model: %w", err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -258,44 +258,6 @@ func readWhole(r io.Reader, text func(string) error) ([]ToolCall, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadStream, err)
 	}
 	return ReadStream(strings.NewReader("data: "+strings.ReplaceAll(string(b), "\n", " ")+"\n"), text)
-}
-
-// Models lists the models an OpenAI-compatible server offers: GET
-// {base}/models, where base is the address up to /v1.
-func Models(ctx context.Context, hc *http.Client, base string, headers map[string]string) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/models", nil)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s/models answered %s", base, resp.Status)
-	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxChatLine)).Decode(&list); err != nil {
-		return nil, fmt.Errorf("read %s/models: %w", base, err)
-	}
-	var ids []string
-	for _, m := range list.Data {
-		if m.ID != "" {
-			ids = append(ids, m.ID)
-		}
-	}
-	return ids, nil
 }
 
 // ChatURL is the chat-completions address of a server whose base (up to

@@ -2,6 +2,7 @@ package think
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/earshot-app/earshot/internal/llm"
 )
 
 func TestChatStream(t *testing.T) {
@@ -74,8 +77,6 @@ func TestChatStream(t *testing.T) {
 func TestChatErrors(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/v1/models":
-			fmt.Fprint(w, `{"object":"list","data":[{"id":"llama3"},{"id":"qwen2.5"}]}`)
 		case "/whole/chat/completions":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"choices":[{"message":{"role":"assistant","content":"Four."}}]}`)
@@ -88,13 +89,17 @@ func TestChatErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "model not found") {
 		t.Errorf("a 404: %v", err)
 	}
+	// A server that does not answer is said not to, as the settings say.
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	_, err = Chat{URL: closed.URL + "/v1/chat/completions", Model: "x"}.Stream(t.Context(), nil, nil, func(string) error { return nil })
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Kind != llm.NoAnswer || le.Reason() != "does not answer: connection refused" {
+		t.Errorf("a closed port: %v", err)
+	}
 	var text string
 	if _, err := (Chat{URL: srv.URL + "/whole/chat/completions"}).Stream(t.Context(), nil, nil, func(s string) error { text += s; return nil }); err != nil || text != "Four." {
 		t.Errorf("a reply that is not streamed: %q, %v", text, err)
-	}
-	ids, err := Models(t.Context(), nil, srv.URL+"/v1", nil)
-	if err != nil || !reflect.DeepEqual(ids, []string{"llama3", "qwen2.5"}) {
-		t.Errorf("Models = %v, %v", ids, err)
 	}
 }
 
