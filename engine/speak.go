@@ -23,10 +23,8 @@ import (
 // Text limits of the local engine's synthesis beyond those of the service.
 const (
 	// maxFluxChars is the longest text of one /v2/speak request, and of
-	// one turn on the /v2/speak WebSocket. The service publishes no limit
-	// for the turn-based voices; the engine takes that of the aura voices,
-	// about two and a half minutes of speech.
-	maxFluxChars = api.MaxSpeakCharsAura
+	// one turn on the /v2/speak WebSocket (see api.MaxSpeakV2Chars).
+	maxFluxChars = api.MaxSpeakV2Chars
 	// maxSpeakBody bounds the JSON body of a synthesis request: the
 	// longest text allowed, in the widest UTF-8, with room for escapes.
 	maxSpeakBody = 64 << 10

@@ -650,9 +650,6 @@ func TestSpeakStreamLimits(t *testing.T) {
 				break
 			}
 		}
-		if st.CharRate() <= 0 {
-			t.Errorf("client CharRate %v after DATA-0001: it did not slow down", st.CharRate())
-		}
 	})
 	t.Run("binary frame", func(t *testing.T) {
 		conn, _ := dialSpeakRaw(t, ctx, shared, api.PathSpeak, "")

@@ -128,8 +128,14 @@ type SynthesisResult struct {
 	PlaybackLatency    time.Duration
 	HasPlaybackLatency bool
 	Turns              []SpeechTurn
+	// Parts are the pieces the text was sent in, in order (see
+	// SynthesisPart).
+	Parts []SynthesisPart
 	// Stopped is set when Stop cut the synthesis short.
 	Stopped bool
+	// Partial, when set, says that part of the text was never spoken
+	// though nobody stopped the synthesis, how much was, and why.
+	Partial *PartialSynthesisError
 	// SessionID is the synthesis's id in history, 0 without.
 	SessionID int64
 	// Model is the voice the service says spoke.
@@ -340,6 +346,7 @@ func (s *Synthesis) Result() SynthesisResult {
 	r := s.result
 	r.PCM = slices.Clone(r.PCM)
 	r.Turns = slices.Clone(r.Turns)
+	r.Parts = slices.Clone(r.Parts)
 	return r
 }
 

@@ -110,6 +110,10 @@ func knownWords(err error) (string, bool) {
 	if errors.As(err, &spk) {
 		return speakerWords(spk.Err), true
 	}
+	var partial *sessions.PartialSynthesisError
+	if errors.As(err, &partial) {
+		return partial.Summary() + " " + plainError(partial.Err), true
+	}
 	if words, ok := documentWords(err); ok {
 		return words, true
 	}

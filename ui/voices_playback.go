@@ -176,6 +176,8 @@ func (v *voicesTab) apply(batch []sessions.Event) {
 			r.showTurn(e.Turn)
 		case *sessions.SpeakWarningEvent:
 			v.setStatus(fmt.Sprintf("The service warns: %s (%s)", e.Description, e.Code), widget.WarningImportance)
+		case *sessions.SpeakRetryEvent:
+			v.setStatus(fmt.Sprintf("The service asked to slow down: part %d of %d goes again in %.0f s.", e.Part, e.Parts, e.Wait.Seconds()), widget.WarningImportance)
 		case *sessions.NoSpeakerEvent:
 			v.setStatus(plainError(e.Err)+" The audio is being made and kept, to save.", widget.WarningImportance)
 		case *sessions.SynthesisDoneEvent:
