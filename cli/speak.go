@@ -169,6 +169,9 @@ func speakWith(ctx context.Context, env Env, voices *sessions.Voices, req sessio
 		case *sessions.SpeakWarningEvent:
 			status.clear()
 			fmt.Fprintf(env.Stderr, "Warning from the service: %s (%s)\n", e.Description, e.Code)
+		case *sessions.TextSkippedEvent:
+			status.clear()
+			fmt.Fprintf(env.Stderr, "%s does not say %s; it says the rest.\n", e.Voice, e.Skipped)
 		case *sessions.SpeakRetryEvent:
 			status.clear()
 			fmt.Fprintf(env.Stderr, "The service asked to slow down: part %d of %d goes again in %.0f s.\n", e.Part, e.Parts, e.Wait.Seconds())

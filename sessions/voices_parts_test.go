@@ -179,3 +179,43 @@ func TestSynthesizePartial(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSynthesisUnsayable: a text with nothing its voice can say is
+// refused before anything is sent, in words that say why (the voice's
+// language is the end of its name); in a text with words, the synthesis
+// says first what the voice will leave out, and speaks the rest.
+func TestSynthesisUnsayable(t *testing.T) {
+	for _, tt := range []struct{ voice, text, want string }{
+		{"aura-asteria-en", "😀🎉👍", "aura-asteria-en speaks English, and this text has nothing it can say: only 3 emoji and symbols (😀 🎉 👍). Voices say words, not emoji."},
+		{"aura-asteria-en", "你好世界。今天天气很好。", "aura-asteria-en speaks English, and this text has nothing it can say: only 10 Chinese characters (你 好 世 界 今 天 气 很 …). Choose a voice of the text's language, if the service has one."},
+		{"flux-kit-en", "Привет", "flux-kit-en speaks English, and this text has nothing it can say: only 6 Cyrillic letters (П р и в е т). Choose a voice of the text's language, if the service has one."},
+	} {
+		err := sessions.SynthesisRequest{Text: tt.text, Voice: tt.voice}.Check()
+		if !errors.Is(err, sessions.ErrInvalidSynthesis) || err.Error() != tt.want {
+			t.Errorf("Check(%s, %q) = %v, want %q", tt.voice, tt.text, err, tt.want)
+		}
+	}
+	if err := (sessions.SynthesisRequest{Text: "こんにちは", Voice: "aura-2-izanami-ja"}).Check(); err != nil {
+		t.Errorf("Japanese with a Japanese voice: %v", err)
+	}
+
+	f := &fakeSpeech{charAudio: time.Millisecond}
+	v, _ := newFakeVoices(t, f, nil)
+	ctx := testContext(t, 20*time.Second)
+	s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: "Hello 😀 world.", Voice: "aura-asteria-en", Silent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []string
+	for ev := range s.Events() {
+		if e, ok := ev.(*sessions.TextSkippedEvent); ok {
+			skipped = append(skipped, e.Skipped)
+		}
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 1 || skipped[0] != "1 emoji and symbols (😀)" || len(s.Result().PCM) == 0 {
+		t.Errorf("skipped %q, %d samples; want the emoji named once, and audio", skipped, len(s.Result().PCM))
+	}
+}

@@ -493,11 +493,15 @@ func (r *synthRun) handle(ctx context.Context, m received[any]) error {
 			if err := r.flushRefused(ctx); err != nil {
 				return err
 			}
+		case api.CodeTextSkipped:
+			// Said before the synthesis began (TextSkippedEvent).
 		default:
 			r.s.emit(&SpeakWarningEvent{Code: msg.Code, Description: msg.Description})
 		}
 	case *api.SpeechWarning:
-		r.s.emit(&SpeakWarningEvent{Code: msg.Code, Description: msg.Description})
+		if msg.Code != api.CodeTextSkipped {
+			r.s.emit(&SpeakWarningEvent{Code: msg.Code, Description: msg.Description})
+		}
 		if msg.Code == api.CodeNoActiveSpeech {
 			r.answered(ctx)
 		}

@@ -189,6 +189,11 @@ type SpeechTurnEvent struct{ Turn SpeechTurn }
 // and the synthesis goes on.
 type SpeakWarningEvent struct{ Code, Description string }
 
+// TextSkippedEvent reports, before a synthesis starts, characters of its
+// text that its voice does not say (emoji, letters of another script's
+// language): Skipped says what they are. The voice says the rest.
+type TextSkippedEvent struct{ Voice, Skipped string }
+
 // SynthesisDoneEvent is the last event of a synthesis but its final
 // StateEvent: what was kept.
 type SynthesisDoneEvent struct{ Result SynthesisResult }
@@ -200,6 +205,7 @@ func (*SpeechTurnEvent) isEvent()        {}
 func (*SpeakWarningEvent) isEvent()      {}
 func (*NoSpeakerEvent) isEvent()         {}
 func (*SynthesisDoneEvent) isEvent()     {}
+func (*TextSkippedEvent) isEvent()       {}
 
 // Synthesis is one text spoken by one voice, streaming: the text goes to
 // the voice's WebSocket (/v1/speak with Speak and Flush for a general
@@ -247,6 +253,9 @@ func (v *Voices) synthesize(ctx context.Context, req SynthesisRequest, clk Clock
 		result:    SynthesisResult{Request: req, SampleRate: SynthesisRate},
 	}
 	s.emit(&StateEvent{State: StateConnecting})
+	if rep := req.sayable(); len(rep.Skipped) > 0 {
+		s.emit(&TextSkippedEvent{Voice: req.Voice, Skipped: rep.String()})
+	}
 	if err := s.start(ctx, s.prepare); err != nil {
 		return nil, err
 	}
@@ -322,7 +331,8 @@ func (s *Synthesis) Request() SynthesisRequest { return s.req }
 // Events returns the synthesis's events: *StateEvent (connecting, live,
 // stopping, stopped or failed), *FirstAudioEvent, *PlaybackStartedEvent,
 // *SynthesisProgressEvent, *LevelEvent (of the audio at the playhead),
-// *SpeechTurnEvent, *SpeakWarningEvent, *SaveFailedEvent (what history
+// *SpeechTurnEvent, *SpeakWarningEvent, *SpeakRetryEvent,
+// *TextSkippedEvent, *SaveFailedEvent (what history
 // could not keep) and, last but the final state, *SynthesisDoneEvent. It
 // is closed once the synthesis has ended and every event was delivered.
 func (s *Synthesis) Events() <-chan Event { return s.lifecycle.Events() }
