@@ -1065,11 +1065,16 @@ func TestSpeakUnsayable(t *testing.T) {
 		t.Errorf("mixed text: %v of audio, the words alone %v: what is not said was spelled out", mixed, plain)
 	}
 
-	t.Run("v1 socket", func(t *testing.T) {
-		conn, _ := dialSpeakRaw(t, ctx, shared, api.PathSpeak, "")
+	// answer sends a Speak of text on a new socket and reads the answer.
+	answer := func(t *testing.T, path, query, text string) (*websocket.Conn, rawFrame) {
+		conn, _ := dialSpeakRaw(t, ctx, shared, path, query)
 		readFrame(t, ctx, conn)
-		sendJSON(t, ctx, conn, `{"type":"Speak","text":"😀"}`)
-		if f := readFrame(t, ctx, conn); f.typ() != api.TypeError || f.msg["code"] != api.CodeBadRequest || !strings.Contains(fmt.Sprint(f.msg["description"]), "only 1 emoji") {
+		sendJSON(t, ctx, conn, `{"type":"Speak","text":"`+text+`"}`)
+		return conn, readFrame(t, ctx, conn)
+	}
+	t.Run("v1 socket", func(t *testing.T) {
+		conn, f := answer(t, api.PathSpeak, "", "😀")
+		if f.typ() != api.TypeError || f.msg["code"] != api.CodeBadRequest || !strings.Contains(fmt.Sprint(f.msg["description"]), "only 1 emoji") {
 			t.Errorf("got %v, want a 400 error saying the voice has nothing to say", f.msg)
 		}
 		sendJSON(t, ctx, conn, `{"type":"Speak","text":"Hello 😀 there."}`)
@@ -1086,10 +1091,7 @@ func TestSpeakUnsayable(t *testing.T) {
 		}
 	})
 	t.Run("v2 socket", func(t *testing.T) {
-		conn, _ := dialSpeakRaw(t, ctx, shared, api.PathSpeakV2, "model=flux-kit-en")
-		readFrame(t, ctx, conn)
-		sendJSON(t, ctx, conn, `{"type":"Speak","text":"你好"}`)
-		if f := readFrame(t, ctx, conn); f.typ() != api.TypeWarning || f.msg["code"] != api.CodeTextSkipped || !strings.Contains(fmt.Sprint(f.msg["description"]), "nothing it can say: only 2 Chinese characters") {
+		if _, f := answer(t, api.PathSpeakV2, "model=flux-kit-en", "你好"); f.typ() != api.TypeWarning || f.msg["code"] != api.CodeTextSkipped || !strings.Contains(fmt.Sprint(f.msg["description"]), "nothing it can say: only 2 Chinese characters") {
 			t.Errorf("got %v, want a Warning TEXT_SKIPPED saying there is nothing to say", f.msg)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,6 +43,7 @@ func TestLongSynthesisEngine(t *testing.T) {
 	ctx := testContext(t, 20*time.Minute) // a bound for a hang: minutes of synthesis on 2 busy cores
 	_, sample := synthesize(ctx, t, v, sessions.SynthesisRequest{Text: rate, Voice: longVoice, Silent: true})
 	wps := float64(len(strings.Fields(rate))) / sample.Duration().Seconds()
+	ceiling := sync.OnceValue(func() float64 { return testkit.Covered(rate, transcribePCM(ctx, t, c, sample.PCM)) })
 	for _, tt := range texts {
 		t.Run(tt.name, func(t *testing.T) {
 			text, err := testkit.Prose(0, tt.words, tt.maxChars)
@@ -59,7 +61,7 @@ func TestLongSynthesisEngine(t *testing.T) {
 			}
 			testkit.CheckLongSpeech(t, text, wps, res.PCM, sessions.SynthesisRate, func(pcm []int16) string {
 				return transcribePCM(ctx, t, c, pcm)
-			})
+			}, ceiling)
 		})
 	}
 }

@@ -144,8 +144,13 @@ const EnvLongSpeech = "EARSHOT_LONG_SPEECH"
 // rate, and 20 s stretches at its start, middle and end say the words of
 // the text there, rather than those of elsewhere (where they would fall
 // had a part gone missing). With EnvLongSpeech set, all of it is
-// transcribed, and at least 90% of the text's words come back in order.
-func CheckLongSpeech(t testing.TB, text string, wps float64, pcm []int16, rate int, transcribe func(pcm []int16) string) {
+// transcribed, and the share of the text's words heard back in order is
+// at least 90% of ceiling, the share heard of a text spoken in one part
+// by the same voice (which can miss nothing): the recogniser's own misses
+// on such prose (a fifth to a quarter of the words with flite's voices)
+// are no part missing, and a missing part of a tenth of the text falls
+// below the bar.
+func CheckLongSpeech(t testing.TB, text string, wps float64, pcm []int16, rate int, transcribe func(pcm []int16) string, ceiling func() float64) {
 	t.Helper()
 	words := len(strings.Fields(text))
 	want := float64(words) / wps
@@ -176,11 +181,11 @@ func CheckLongSpeech(t testing.TB, text string, wps float64, pcm []int16, rate i
 	}
 	began := time.Now()
 	hyp := transcribe(pcm)
-	covered := Covered(text, hyp)
-	t.Logf("transcribed back in %.1f s: %.1f%% of the text's %d words heard in order (WER %.1f%%)",
-		time.Since(began).Seconds(), 100*covered, words, 100*WordErrorRate(text, hyp))
-	if covered < 0.9 {
-		t.Errorf("%.1f%% of the text's words heard back in order, want at least 90%%", 100*covered)
+	covered, best := Covered(text, hyp), ceiling()
+	t.Logf("transcribed back in %.1f s: %.1f%% of the text's %d words heard in order (WER %.1f%%); %.1f%% of a text in one part",
+		time.Since(began).Seconds(), 100*covered, words, 100*WordErrorRate(text, hyp), 100*best)
+	if covered < 0.9*best {
+		t.Errorf("%.1f%% of the text's words heard back in order, want at least 90%% of the %.1f%% heard of a text in one part", 100*covered, 100*best)
 	}
 }
 
