@@ -79,15 +79,11 @@ func TestSpeakLongText(t *testing.T) {
 		t.Fatal(err)
 	}
 	transcribe := func(t *testing.T, pcm []int16) string {
-		var wav bytes.Buffer
-		if err := audio.EncodeWAV(&wav, pcm, sessions.SynthesisRate, 1); err != nil {
-			t.Fatal(err)
-		}
-		res, err := c.Transcribe(ctx, &wav, "audio/wav", api.ListenOptions{})
+		text, err := testkit.Transcribe(ctx, c, pcm, sessions.SynthesisRate)
 		if err != nil {
-			t.Fatalf("transcribe: %v", err)
+			t.Error(err)
 		}
-		return res.Transcript()
+		return text
 	}
 	ceiling := sync.OnceValue(func() float64 { return testkit.Covered(rate, transcribe(t, sample)) })
 	for _, tt := range texts {

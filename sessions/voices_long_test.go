@@ -1,7 +1,6 @@
 package sessions_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
-	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 )
@@ -69,13 +67,9 @@ func TestLongSynthesisEngine(t *testing.T) {
 // transcribePCM transcribes synthesised audio with the engine.
 func transcribePCM(ctx context.Context, t *testing.T, c *api.Client, pcm []int16) string {
 	t.Helper()
-	var wav bytes.Buffer
-	if err := audio.EncodeWAV(&wav, pcm, sessions.SynthesisRate, 1); err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Transcribe(ctx, &wav, "audio/wav", api.ListenOptions{})
+	text, err := testkit.Transcribe(ctx, c, pcm, sessions.SynthesisRate)
 	if err != nil {
-		t.Fatalf("transcribe: %v", err)
+		t.Error(err)
 	}
-	return res.Transcript()
+	return text
 }

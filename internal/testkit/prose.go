@@ -1,6 +1,8 @@
 package testkit
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -8,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/internal/textseg"
 )
 
@@ -202,4 +206,18 @@ func RatePassages() (string, error) {
 		ps = append(ps, p)
 	}
 	return strings.Join(ps, " "), nil
+}
+
+// Transcribe transcribes 16-bit mono pcm at rate with c (the local
+// engine, for the tests that hear synthesised speech back).
+func Transcribe(ctx context.Context, c *api.Client, pcm []int16, rate int) (string, error) {
+	var wav bytes.Buffer
+	if err := audio.EncodeWAV(&wav, pcm, rate, 1); err != nil {
+		return "", err
+	}
+	res, err := c.Transcribe(ctx, &wav, "audio/wav", api.ListenOptions{})
+	if err != nil {
+		return "", fmt.Errorf("transcribe: %w", err)
+	}
+	return res.Transcript(), nil
 }
