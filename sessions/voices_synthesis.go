@@ -345,7 +345,8 @@ func (s *Synthesis) Done() <-chan struct{} { return s.lifecycle.Done() }
 // turn-based voice's turn interrupted (the turn then shows what was
 // spoken and what was left), and the speaker silenced. What arrived is
 // kept and saved. It waits for the end, is idempotent, and returns why
-// the synthesis failed, if it did.
+// the synthesis failed, if it did: a *PartialSynthesisError when some of
+// its text was spoken and the rest never was, though nobody stopped it.
 func (s *Synthesis) Stop() error { return s.lifecycle.Stop() }
 
 // Result returns what the synthesis has kept so far; complete once Done
