@@ -38,7 +38,13 @@ func TestLongSynthesisEngine(t *testing.T) {
 	v := engineVoices(t, false)
 	l := localEngine(t)
 	c := newClient(t, l.Endpoint(), l.Key)
-	ctx := testContext(t, 20*time.Minute) // a bound for a hang: minutes of synthesis on 2 busy cores
+	// A bound for a hang: minutes of synthesis on 2 busy cores, and with
+	// EARSHOT_LONG_SPEECH tens of minutes of recognition.
+	bound := 20 * time.Minute
+	if os.Getenv(testkit.EnvLongSpeech) != "" {
+		bound = 2 * time.Hour
+	}
+	ctx := testContext(t, bound)
 	_, sample := synthesize(ctx, t, v, sessions.SynthesisRequest{Text: rate, Voice: longVoice, Silent: true})
 	wps := float64(len(strings.Fields(rate))) / sample.Duration().Seconds()
 	ceiling := sync.OnceValue(func() float64 { return testkit.Covered(rate, transcribePCM(ctx, t, c, sample.PCM)) })
