@@ -55,6 +55,12 @@ const (
 	MaxSpeakCharsAura  = 2000
 )
 
+// MaxSpeakV2Chars is the longest text a client sends in one turn of
+// /v2/speak. The service publishes no limit for the turn-based voices;
+// that of the aura voices is taken, about two and a half minutes of
+// speech.
+const MaxSpeakV2Chars = MaxSpeakCharsAura
+
 // MsgEmptyText is the service's answer to a synthesis of no text.
 const MsgEmptyText = "Input text contains no characters."
 

@@ -36,6 +36,11 @@ const (
 	// CodeSynthesisRetrying: /v2/speak is retrying a failed synthesis;
 	// audio is delayed, not lost.
 	CodeSynthesisRetrying = "SYNTHESIS_RETRYING"
+	// CodeTextSkipped: the local engine's warning that characters of a
+	// Speak its voice does not say (emoji, letters of another language's
+	// script) were left out; the rest is spoken. The hosted service is
+	// not known to send one.
+	CodeTextSkipped = "TEXT_SKIPPED"
 )
 
 // MaxFlushesPerMinute is the service's limit of Flush messages on the

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -210,111 +208,5 @@ func TestSpeakStreamWire(t *testing.T) {
 		if f.String() != want[i] {
 			t.Errorf("frame %d: %s, want %s", i, f, want[i])
 		}
-	}
-}
-
-// TestSpeakStreamSlowsDownOnDATA0001 checks the pacing policy: after the
-// service says characters arrive too fast, the stream halves the rate it
-// measured and waits accordingly, and halves again on each repeat.
-func TestSpeakStreamSlowsDownOnDATA0001(t *testing.T) {
-	checkNoLeak(t)
-	type arrival struct {
-		at   time.Time
-		text string
-	}
-	arrivals := make(chan arrival, 16)
-	rateTooHigh := make(chan bool, 4) // true: as an Error message, false: as a Warning
-	session := func(ctx context.Context, c *websocket.Conn) {
-		go func() {
-			for {
-				select {
-				case asError := <-rateTooHigh:
-					var m any = api.SpeakWarning{Code: api.CodeRateTooHigh, Description: "Character submission rate too high."}
-					if asError {
-						m = api.StreamError{Type: api.TypeError, Code: api.CodeRateTooHigh, Description: "Character submission rate too high."}
-					}
-					if writeText(ctx, c, m) != nil {
-						return
-					}
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-		for {
-			_, data, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			if m, err := api.DecodeSpeakClientMessage(data); err == nil {
-				if s, ok := m.(*api.SpeakText); ok {
-					arrivals <- arrival{time.Now(), s.Text}
-				}
-			}
-		}
-	}
-	srv := newSpeakServer(t, api.PathSpeak, session)
-	st := speakStream(t, srv.client(t, api.Config{}), api.SpeakOptions{})
-	ctx := testContext(t)
-
-	// Unlimited at first: 400 characters leave at once.
-	if st.CharRate() != 0 {
-		t.Fatalf("CharRate %v before any DATA-0001", st.CharRate())
-	}
-	start := time.Now()
-	for range 4 {
-		if err := st.Speak(ctx, strings.Repeat("a", 100)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("unlimited sends took %v", d)
-	}
-	for range 4 {
-		<-arrivals
-	}
-	// DATA-0001: 400 characters in the 2 s window is 200 a second; the
-	// stream holds itself to half that.
-	rateTooHigh <- false
-	if w, ok := nextSpeak(t, st).(*api.SpeakWarning); !ok || w.Code != api.CodeRateTooHigh {
-		t.Fatalf("got %#v, want the DATA-0001 warning", w)
-	}
-	if r := st.CharRate(); r != 100 {
-		t.Fatalf("CharRate %v after DATA-0001, want 100", r)
-	}
-	// Nothing leaves at once: 50 characters wait 0.5 s, 50 more 0.5 s more.
-	before := time.Now()
-	for range 2 {
-		if err := st.Speak(ctx, strings.Repeat("b", 50)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	<-arrivals
-	second := <-arrivals
-	if d := second.at.Sub(before); d < 950*time.Millisecond {
-		t.Errorf("100 characters at 100 a second arrived after %v, want at least 1 s", d)
-	}
-	// A repeat, this time as an Error message, halves the limit again.
-	rateTooHigh <- true
-	if e, ok := nextSpeak(t, st).(*api.StreamError); !ok || e.Err().Code != api.CodeRateTooHigh {
-		t.Fatalf("got %#v, want the DATA-0001 error", e)
-	}
-	if r := st.CharRate(); r != 50 {
-		t.Fatalf("CharRate %v after the second DATA-0001, want 50", r)
-	}
-	// A wait is bounded by the caller's context; the characters not sent
-	// are given back.
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if err := st.Speak(short, strings.Repeat("c", 25)); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Speak under a short deadline = %v", err)
-	}
-	before = time.Now()
-	if err := st.Speak(ctx, strings.Repeat("d", 25)); err != nil {
-		t.Fatal(err)
-	}
-	// Under 1.5 s: the time since the last send counts towards the wait.
-	if a := <-arrivals; a.text != strings.Repeat("d", 25) || a.at.Sub(before) < 350*time.Millisecond || a.at.Sub(before) > 1500*time.Millisecond {
-		t.Errorf("25 characters at 50 a second arrived after %v (%q), want about 0.5 s", a.at.Sub(before), a.text)
 	}
 }

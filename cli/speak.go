@@ -169,6 +169,12 @@ func speakWith(ctx context.Context, env Env, voices *sessions.Voices, req sessio
 		case *sessions.SpeakWarningEvent:
 			status.clear()
 			fmt.Fprintf(env.Stderr, "Warning from the service: %s (%s)\n", e.Description, e.Code)
+		case *sessions.TextSkippedEvent:
+			status.clear()
+			fmt.Fprintf(env.Stderr, "%s does not say %s; it says the rest.\n", e.Voice, e.Skipped)
+		case *sessions.SpeakRetryEvent:
+			status.clear()
+			fmt.Fprintf(env.Stderr, "The service asked to slow down: part %d of %d goes again in %.0f s.\n", e.Part, e.Parts, e.Wait.Seconds())
 		case *sessions.NoSpeakerEvent:
 			req.Silent = true // the progress shows what arrives
 		case *sessions.SynthesisProgressEvent:
@@ -187,7 +193,7 @@ func speakWith(ctx context.Context, env Env, voices *sessions.Voices, req sessio
 	runErr := <-stopped
 	status.clear()
 	res := syn.Result()
-	if runErr != nil {
+	if runErr != nil && res.Partial == nil {
 		return runErr
 	}
 	if ctx.Err() != nil {
@@ -204,6 +210,11 @@ func speakWith(ctx context.Context, env Env, voices *sessions.Voices, req sessio
 		if out != "-" {
 			fmt.Fprintf(env.Stderr, "Wrote %s (%s, %.1f s, %s).\n", out, enc, res.Duration().Seconds(), byteSize(int64(buf.Len())))
 		}
+	}
+	if res.Partial != nil {
+		// What was spoken is kept (in the file, and in history as
+		// partial); the run did not do what it was asked.
+		return reword(runErr, "%s", res.Partial.Error())
 	}
 	if res.Unplayed != nil {
 		return reword(res.Unplayed, "nothing was played: %s. The %.1f s of audio are saved in history; write them to a file with -o FILE",

@@ -20,6 +20,7 @@ import (
 	"github.com/earshot-app/earshot/engine/think"
 	"github.com/earshot-app/earshot/engine/tts"
 	"github.com/earshot-app/earshot/internal/llm"
+	"github.com/earshot-app/earshot/internal/sayable"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -460,7 +461,9 @@ func (sp *speaker) sentence(text string) {
 		return nil
 	}
 	p := tts.Params{Speed: r.mouth.speed}
-	err = s.e.tts.Synthesize(r.ctx, r.mouth.voice, text, p, func(c tts.Chunk) error {
+	// What the voice does not say (a model's emoji) is left out, as on
+	// the speak endpoints; offsets stay the text's.
+	err = s.e.tts.Synthesize(r.ctx, r.mouth.voice, sayable.Strip(r.mouth.voice.Language, text), p, func(c tts.Chunk) error {
 		return emit(enc.pcm.convert(c.PCM), c.TextEnd)
 	})
 	if err == nil {

@@ -18,15 +18,14 @@ import (
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/engine/tts"
+	"github.com/earshot-app/earshot/internal/sayable"
 )
 
 // Text limits of the local engine's synthesis beyond those of the service.
 const (
 	// maxFluxChars is the longest text of one /v2/speak request, and of
-	// one turn on the /v2/speak WebSocket. The service publishes no limit
-	// for the turn-based voices; the engine takes that of the aura voices,
-	// about two and a half minutes of speech.
-	maxFluxChars = api.MaxSpeakCharsAura
+	// one turn on the /v2/speak WebSocket (see api.MaxSpeakV2Chars).
+	maxFluxChars = api.MaxSpeakV2Chars
 	// maxSpeakBody bounds the JSON body of a synthesis request: the
 	// longest text allowed, in the widest UTF-8, with room for escapes.
 	maxSpeakBody = 64 << 10
@@ -201,6 +200,16 @@ func checkFluxText(text string) error {
 	return nil
 }
 
+// nothingToSay says that a voice says none of a text's characters.
+func nothingToSay(v tts.Voice, rep sayable.Report) string {
+	return fmt.Sprintf("The voice %s speaks %s, and this text has nothing it can say: only %s.", v.Name, sayable.LanguageName(v.Language), rep)
+}
+
+// skippedText says which characters of a text a voice leaves out.
+func skippedText(v tts.Voice, rep sayable.Report) string {
+	return fmt.Sprintf("The voice %s (%s) does not say %s; it says the rest.", v.Name, sayable.LanguageName(v.Language), rep)
+}
+
 // handleSpeak serves POST /v1/speak.
 func (e *Engine) handleSpeak(w http.ResponseWriter, r *http.Request) { e.serveSpeak(w, r, false) }
 
@@ -237,6 +246,11 @@ func (e *Engine) serveSpeak(w http.ResponseWriter, r *http.Request, v2 bool) {
 		writeOptionError(w, r, badRequest(api.MsgEmptyText))
 		return
 	}
+	if rep := sayable.Check(plan.voice.Language, plain); rep.Nothing() {
+		writeOptionError(w, r, badRequest(nothingToSay(plan.voice, rep)))
+		return
+	}
+	plain = sayable.Strip(plan.voice.Language, plain)
 	job := synthesis{synth: e.tts, voice: plan.voice, params: plan.params, spec: plan.spec, text: plain, chars: utf8.RuneCountInString(text)}
 	if plan.callback != "" {
 		e.acceptCallback(w, r, job, plan.callback, plan.callbackMethod)

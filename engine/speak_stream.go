@@ -14,6 +14,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/tts"
+	"github.com/earshot-app/earshot/internal/sayable"
 )
 
 // Limits of the /v1/speak WebSocket. The service publishes the flush
@@ -158,6 +159,16 @@ func (s *speakStream) speakText(ctx context.Context, text string, now time.Time)
 		s.sendMsg(ctx, api.StreamError{Type: api.TypeError, Code: api.CodeBadRequest, Description: api.MsgEmptyText})
 		return 0, "", false
 	}
+	if plain, _ := tts.StripMarkup(text); strings.TrimSpace(plain) != "" {
+		switch rep := sayable.Check(s.plan.voice.Language, plain); {
+		case rep.Nothing():
+			// As for empty text: 400, and the stream goes on.
+			s.sendMsg(ctx, api.StreamError{Type: api.TypeError, Code: api.CodeBadRequest, Description: nothingToSay(s.plan.voice, rep)})
+			return 0, "", false
+		case len(rep.Skipped) > 0:
+			s.sendMsg(ctx, api.SpeakWarning{Code: api.CodeTextSkipped, Description: skippedText(s.plan.voice, rep)})
+		}
+	}
 	n := utf8.RuneCountInString(text)
 	if !s.admit(n, now) {
 		s.sendMsg(ctx, api.SpeakWarning{Code: api.CodeRateTooHigh, Description: msgRateTooHigh})
@@ -232,6 +243,7 @@ func (s *speakStream) speak(ctx, jctx context.Context, j speakJob) {
 	defer cancel()
 	stale := func() bool { return s.epoch.Load() != j.epoch }
 	plain, _ := tts.StripMarkup(j.text)
+	plain = sayable.Strip(s.plan.voice.Language, plain)
 	if strings.TrimSpace(plain) != "" {
 		raw, err := newRawEncoder(s.plan.voice, s.plan.stream, s.plan.rate)
 		if err == nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -650,9 +651,6 @@ func TestSpeakStreamLimits(t *testing.T) {
 				break
 			}
 		}
-		if st.CharRate() <= 0 {
-			t.Errorf("client CharRate %v after DATA-0001: it did not slow down", st.CharRate())
-		}
 	})
 	t.Run("binary frame", func(t *testing.T) {
 		conn, _ := dialSpeakRaw(t, ctx, shared, api.PathSpeak, "")
@@ -1027,4 +1025,74 @@ func TestStreamFormat(t *testing.T) {
 	if _, _, err := streamFormat("mp3", 0); err == nil {
 		t.Error("mp3 streams")
 	}
+}
+
+// TestSpeakUnsayable: a text with nothing the voice can say (emoji only,
+// another language's script) is refused with words that say so, on
+// every path, where the voices gave 0 s of audio (flite) or spelled out
+// "caractère chinois" (espeak-ng) in silence; in a text with words, the
+// rest is left out, and the socket says what.
+func TestSpeakUnsayable(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	c := newClient(t, shared)
+	for _, tt := range []struct{ voice, text, says string }{
+		{"aura-asteria-en", "😀🎉👍", "only 3 emoji and symbols (😀 🎉 👍)"},
+		{"aura-asteria-en", "你好世界。", "speaks English, and this text has nothing it can say: only 4 Chinese characters"},
+		{"aura-2-agathe-fr", "你好世界。", "speaks French, and this text has nothing it can say: only 4 Chinese characters"},
+	} {
+		_, err := c.Speak(ctx, tt.text, api.SpeakOptions{Model: tt.voice, Encoding: "linear16", Container: "wav"})
+		var ae *api.Error
+		if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || !strings.Contains(ae.Message, tt.says) {
+			t.Errorf("POST /v1/speak %s %q = %v, want 400 saying %q", tt.voice, tt.text, err, tt.says)
+		}
+	}
+	// With words, the words are said and the rest left out: the audio
+	// is that of the words alone.
+	length := func(text string) time.Duration {
+		resp, err := c.Speak(ctx, text, api.SpeakOptions{Model: "aura-2-agathe-fr", Encoding: "linear16", Container: "none", SampleRate: 16000})
+		if err != nil {
+			t.Fatalf("Speak %q: %v", text, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(len(b)/2) * time.Second / 16000
+	}
+	if mixed, plain := length("Bonjour 你好 le monde 😀."), length("Bonjour le monde."); mixed > plain+300*time.Millisecond {
+		t.Errorf("mixed text: %v of audio, the words alone %v: what is not said was spelled out", mixed, plain)
+	}
+
+	// answer sends a Speak of text on a new socket and reads the answer.
+	answer := func(t *testing.T, path, query, text string) (*websocket.Conn, rawFrame) {
+		conn, _ := dialSpeakRaw(t, ctx, shared, path, query)
+		readFrame(t, ctx, conn)
+		sendJSON(t, ctx, conn, `{"type":"Speak","text":"`+text+`"}`)
+		return conn, readFrame(t, ctx, conn)
+	}
+	t.Run("v1 socket", func(t *testing.T) {
+		conn, f := answer(t, api.PathSpeak, "", "😀")
+		if f.typ() != api.TypeError || f.msg["code"] != api.CodeBadRequest || !strings.Contains(fmt.Sprint(f.msg["description"]), "only 1 emoji") {
+			t.Errorf("got %v, want a 400 error saying the voice has nothing to say", f.msg)
+		}
+		sendJSON(t, ctx, conn, `{"type":"Speak","text":"Hello 😀 there."}`)
+		if f := readFrame(t, ctx, conn); f.typ() != api.TypeWarning || f.msg["warn_code"] != api.CodeTextSkipped || !strings.Contains(fmt.Sprint(f.msg["warn_msg"]), "does not say 1 emoji and symbols (😀)") {
+			t.Errorf("got %v, want a Warning TEXT_SKIPPED", f.msg)
+		}
+		sendJSON(t, ctx, conn, `{"type":"Flush"}`)
+		audioBytes := 0
+		for _, f := range readUntilType(t, ctx, conn, api.TypeFlushed) {
+			audioBytes += len(f.audio)
+		}
+		if audioBytes == 0 {
+			t.Error("no audio for the words")
+		}
+	})
+	t.Run("v2 socket", func(t *testing.T) {
+		if _, f := answer(t, api.PathSpeakV2, "model=flux-kit-en", "你好"); f.typ() != api.TypeWarning || f.msg["code"] != api.CodeTextSkipped || !strings.Contains(fmt.Sprint(f.msg["description"]), "nothing it can say: only 2 Chinese characters") {
+			t.Errorf("got %v, want a Warning TEXT_SKIPPED saying there is nothing to say", f.msg)
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/tts"
+	"github.com/earshot-app/earshot/internal/sayable"
 	"github.com/earshot-app/earshot/internal/textseg"
 )
 
@@ -211,6 +212,11 @@ func (s *speechStream) speakText(ctx context.Context, text string) (websocket.St
 	if stripped {
 		s.warn(ctx, api.CodeInputMarkupStripped, "Markup such as SSML was removed from the text; plain text is expected.")
 	}
+	if rep := sayable.Check(s.plan.voice.Language, plain); rep.Nothing() {
+		s.warn(ctx, api.CodeTextSkipped, nothingToSay(s.plan.voice, rep))
+	} else if len(rep.Skipped) > 0 {
+		s.warn(ctx, api.CodeTextSkipped, skippedText(s.plan.voice, rep))
+	}
 	if s.open == nil {
 		if plain == "" {
 			return 0, "", false
@@ -332,7 +338,8 @@ func (s *speechStream) speak(ctx, jctx context.Context, j speechJob) {
 				}
 				return nil
 			}
-			err = s.e.tts.Synthesize(ctx, s.plan.voice, j.text, p, func(c tts.Chunk) error {
+			// Left out, what the voice does not say; offsets stay the text's.
+			err = s.e.tts.Synthesize(ctx, s.plan.voice, sayable.Strip(s.plan.voice.Language, j.text), p, func(c tts.Chunk) error {
 				return emit(raw.pcm.convert(c.PCM), j.offset+c.TextEnd)
 			})
 			if err == nil {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/sayable"
 	"github.com/earshot-app/earshot/internal/textseg"
 	"github.com/earshot-app/earshot/store"
 )
@@ -205,6 +206,13 @@ func (r SynthesisRequest) Check() error {
 		}
 		return invalid("%q is not a voice the service speaks with: choose an aura or flux voice.", r.Voice)
 	}
+	if rep := r.sayable(); rep.Nothing() {
+		advice := "Choose a voice of the text's language, if the service has one."
+		if len(rep.Skipped) == 1 && rep.Skipped[0].Name == sayable.Emoji {
+			advice = "Voices say words, not emoji."
+		}
+		return invalid("%s speaks %s, and this text has nothing it can say: only %s. %s", r.Voice, sayable.LanguageName(rep.Language), rep, advice)
+	}
 	if math.IsNaN(r.Speed) || math.IsInf(r.Speed, 0) || r.Speed < 0 {
 		return invalid("The speed %v is not a number the service takes.", r.Speed)
 	}
@@ -234,6 +242,12 @@ func (r SynthesisRequest) Check() error {
 		return invalid("Expressivity goes from %d to %d, not %d.", api.MinExpressivity, api.MaxExpressivity, r.Expressivity)
 	}
 	return nil
+}
+
+// sayable reads the text for the request's voice, whose language is the
+// last part of its name.
+func (r SynthesisRequest) sayable() sayable.Report {
+	return sayable.Check(api.VoiceLanguage(r.Voice), r.Text)
 }
 
 // SplitTurns splits text into the turns of a turn-by-turn synthesis: one

@@ -2,6 +2,7 @@ package sessions_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +107,32 @@ func TestInterruptEngine(t *testing.T) {
 	join := strings.Join(strings.Fields(tr.Spoken+" "+tr.Remaining), " ")
 	if join != text || tr.Remaining == "" {
 		t.Errorf("spoken + remaining = %q, want %q", join, text)
+	}
+}
+
+// TestLongTurnEngine: a turn-based voice speaks a text longer than one
+// turn of /v2/speak takes (the engine fails a turn past 2,000 characters
+// with BIG-0000) in parts, each a turn of the service, as one turn of
+// the synthesis; all of it is spoken.
+func TestLongTurnEngine(t *testing.T) {
+	t.Parallel()
+	v := engineVoices(t, false)
+	ctx := testContext(t, 2*time.Minute)
+	var b strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&b, "Sentence %d walks along the river with a few more words to fill the line. ", i+1)
+	}
+	text := strings.TrimSpace(b.String()) // about 2,300 characters
+	s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: text, Voice: "flux-kit-en", Silent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(s.Events(), nil)
+	if err := s.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	res := s.Result()
+	if len(res.Turns) != 1 || res.Turns[0].State != sessions.TurnSpoken || res.Duration() < 60*time.Second {
+		t.Errorf("turns %+v, %v of audio; want one turn spoken, over a minute", res.Turns, res.Duration())
 	}
 }

@@ -28,6 +28,10 @@ type fakeSpeech struct {
 	held      chan struct{} // with holdAt: told each time a turn holds
 	deaf      bool
 	failOpen  error
+	// refuse, when set, is asked of each Speak on /v1/speak (counted from
+	// 0 on each stream): true refuses it for rate, as the service does,
+	// with a Warning DATA-0001, and its text is not buffered.
+	refuse func(speak int) bool
 
 	mu      sync.Mutex
 	v1      []api.SpeakOptions
@@ -166,7 +170,7 @@ func (s *fakeSpeakStream) Close() error {
 func (s *fakeSpeakStream) serve() {
 	defer close(s.out)
 	var buf string
-	turns := 0
+	turns, speaks := 0, 0
 	for {
 		var m string
 		select {
@@ -176,7 +180,18 @@ func (s *fakeSpeakStream) serve() {
 		}
 		switch {
 		case strings.HasPrefix(m, "speak:"):
+			speaks++
+			if !s.v2 && s.f.refuse != nil && s.f.refuse(speaks-1) {
+				s.put(&api.SpeakWarning{Code: api.CodeRateTooHigh, Description: "Character submission rate too high."})
+				break
+			}
 			buf += strings.TrimPrefix(m, "speak:")
+		case m == "flush" && buf == "" && !s.v2:
+			// Nothing to say: answered at once.
+			if !s.put(&api.Flushed{SequenceID: turns}) {
+				return
+			}
+			turns++
 		case m == "flush":
 			text := buf
 			buf = ""

@@ -45,6 +45,8 @@ type SynthesisDetails struct {
 	ServiceModel         string  `json:"service_model,omitempty"`
 	InterruptedSpoken    string  `json:"interrupted_spoken,omitempty"`
 	InterruptedRemaining string  `json:"interrupted_remaining,omitempty"`
+	// Unspoken is the text a partial synthesis never spoke.
+	Unspoken string `json:"unspoken,omitempty"`
 }
 
 // synthesisRecord is the JSON saved as a synthesis's response: the request.
@@ -100,6 +102,9 @@ func (r *synthRun) save(ctx context.Context, res SynthesisResult, runErr error) 
 			break
 		}
 	}
+	if res.Partial != nil {
+		d.Unspoken = res.Partial.Unspoken
+	}
 	details, _ := json.Marshal(d)
 	rec := synthesisRecord{Text: req.Text, Voice: req.Voice, Speed: speedOf(req), Expressivity: req.Expressivity, TurnByTurn: req.TurnByTurn}
 	opts, _ := json.Marshal(synthesisRecord{Voice: rec.Voice, Speed: rec.Speed, Expressivity: rec.Expressivity, TurnByTurn: rec.TurnByTurn})
@@ -138,6 +143,8 @@ func (r *synthRun) save(ctx context.Context, res SynthesisResult, runErr error) 
 	}
 	status := store.StatusDone
 	switch {
+	case res.Partial != nil:
+		status = store.StatusPartial
 	case runErr != nil:
 		status = store.StatusFailed
 	case res.Stopped:

@@ -20,7 +20,8 @@ import (
 // A synthesis's run is a state machine: one phase, which only
 // synthRun.enter changes, along synthTransitions:
 //
-//	speaking ─ every turn's audio arrived ─────────────────▶ draining
+//	speaking ─ every part's audio arrived ─────────────────▶ draining
+//	speaking ─ a part refused too often (partial) ─────────▶ draining
 //	speaking ─ Stop while a turn-based voice speaks ───────▶ halting
 //	speaking ─ Stop otherwise (after a v1 Clear too) ──────▶ stopping
 //	draining ─ the stream ended and the tail played ───────▶ done
@@ -33,6 +34,12 @@ import (
 // the speaker's drain (drained). Draining and stopping end when neither
 // is awaited; when the owner's ctx ends, the run stops and awaits
 // neither.
+//
+// While speaking, the turns go out in parts (voices_parts.go), one Speak
+// and one Flush each, the next once the service has acknowledged the one
+// before; on /v1/speak an api.SpeakPace holds each to the service's
+// limits, a timer (wait) standing for the pause, and a part the service
+// refused for rate goes again.
 
 // synthPhase is where a synthesis is.
 type synthPhase int
@@ -97,9 +104,9 @@ var synthTransitions = map[synthPhase][]synthPhase{
 // synthTurn is a turn as the run loop tracks it.
 type synthTurn struct {
 	SpeechTurn
-	sent     time.Time
+	sent     time.Time // when its first part was sent
 	gotAudio bool
-	complete bool // the service sent all its audio
+	complete bool // the service sent all its audio, every part's
 	settled  bool // its state after a stop is final
 }
 
@@ -121,8 +128,16 @@ type synthRun struct {
 	own     context.Context    // the run's own life, for its goroutines
 	wg      sync.WaitGroup     // the pump and the drain
 
-	turns    []*synthTurn
-	next     int // the next turn to send
+	turns []*synthTurn
+	parts []*synthPart
+	next  int // the next part to send
+	// pace holds a /v1/speak stream to the service's limits; nil on
+	// /v2/speak. wait, when set, fires when the pace lets the next part
+	// go; gaveUp is why the run stopped sending before the end.
+	pace     *api.SpeakPace
+	wait     clock.Timer
+	waited   bool // wait fired: the next part goes without asking the pace again
+	gaveUp   error
 	pcm      []int16
 	carry    []byte // an odd byte of linear16 split across frames
 	reported int    // samples reported in progress events
@@ -209,21 +224,29 @@ func (r *synthRun) run(ctx context.Context) error {
 	for i, t := range texts {
 		r.turns = append(r.turns, &synthTurn{SpeechTurn: SpeechTurn{Index: i, Text: t, State: TurnPending, End: -1}})
 	}
+	r.cutParts()
+	if s.req.Family() == FamilyGeneral {
+		r.pace = api.NewSpeakPace()
+	}
 	r.began = r.clock.Now()
 	s.emit(&StateEvent{State: StateLive})
 	for _, t := range r.turns {
 		s.emit(&SpeechTurnEvent{Turn: t.SpeechTurn})
 	}
 
-	runErr := r.loop(ctx)
+	runErr := r.incomplete(r.loop(ctx))
 	if r.grace != nil {
 		r.grace.Stop()
+	}
+	if r.wait != nil {
+		r.wait.Stop()
 	}
 	if r.player != nil && runErr != nil {
 		r.player.Stop()
 	}
 	r.flushProgress()
 	res := r.snapshot()
+	errors.As(runErr, &res.Partial)
 	res.SessionID = r.save(ctx, res, runErr)
 	s.mu.Lock()
 	s.result = res
@@ -267,9 +290,12 @@ func (r *synthRun) events(ctx context.Context) error {
 		if r.phase.ended() {
 			return nil
 		}
-		var grace <-chan time.Time
+		var grace, wait <-chan time.Time
 		if r.grace != nil {
 			grace = r.grace.C()
+		}
+		if r.wait != nil {
+			wait = r.wait.C()
 		}
 		select {
 		case <-stopCh:
@@ -286,6 +312,14 @@ func (r *synthRun) events(ctx context.Context) error {
 			r.msgs = nil
 			if r.phase == phaseHalting {
 				r.toStopping(ctx)
+			}
+		case <-wait:
+			// The pace lets the next part go.
+			r.wait, r.waited = nil, true
+			if r.phase == phaseSpeaking {
+				if err := r.sendNext(ctx); err != nil {
+					return err
+				}
 			}
 		case m := <-r.msgs:
 			if err := r.handle(ctx, m); err != nil {
@@ -387,33 +421,10 @@ func (r *synthRun) startDrain() {
 	r.wg.Go(func() { ch <- r.player.Drain(r.own) })
 }
 
-// sendNext sends the next turn: its text, then Flush.
-func (r *synthRun) sendNext(ctx context.Context) error {
-	if r.next >= len(r.turns) {
-		return nil
-	}
-	t := r.turns[r.next]
-	r.next++
-	t.sent = r.clock.Now()
-	if r.s.req.Family() == FamilyGeneral {
-		for _, c := range chunkText(t.Text, api.MaxSpeakChars(r.s.req.Voice)) {
-			if err := r.st.speak(ctx, c); err != nil {
-				return fmt.Errorf("send Speak: %w", err)
-			}
-		}
-	} else if err := r.st.speak(ctx, t.Text); err != nil {
-		return fmt.Errorf("send Speak: %w", err)
-	}
-	if err := r.st.flush(ctx); err != nil {
-		return fmt.Errorf("send Flush: %w", err)
-	}
-	return nil
-}
-
-// maybeSendNext sends the next turn once the one before is complete and
-// the speaker is about to run out.
+// maybeSendNext sends the next part once the one before is
+// acknowledged and the speaker is about to run out.
 func (r *synthRun) maybeSendNext(ctx context.Context) error {
-	if r.next >= len(r.turns) || r.next == 0 || !r.turns[r.next-1].complete {
+	if r.next >= len(r.parts) || r.next == 0 || !r.parts[r.next-1].acked || r.wait != nil {
 		return nil
 	}
 	if r.player != nil && r.player.Queued() > turnLookahead {
@@ -422,10 +433,10 @@ func (r *synthRun) maybeSendNext(ctx context.Context) error {
 	return r.sendNext(ctx)
 }
 
-// allSent reports whether every turn was sent and the service sent all
+// allSent reports whether every part was sent and the service sent all
 // of the last one.
 func (r *synthRun) allSent() bool {
-	return r.next == len(r.turns) && r.turns[len(r.turns)-1].complete
+	return r.next == len(r.parts) && r.parts[len(r.parts)-1].acked
 }
 
 // handle takes one message from the stream.
@@ -441,7 +452,9 @@ func (r *synthRun) handle(ctx context.Context, m received[any]) error {
 	case *api.SpeechConnected:
 		r.model = msg.ModelName
 	case *api.Flushed:
-		r.turnComplete(ctx)
+		if err := r.partDone(ctx); err != nil {
+			return err
+		}
 	case *api.SpeechTurnStarted:
 		if t := r.current(); t != nil {
 			t.SpeechID = msg.SpeechID
@@ -452,12 +465,20 @@ func (r *synthRun) handle(ctx context.Context, m received[any]) error {
 	case *api.SpeechFlushed:
 		// The turn's audio may still be arriving: SpeechMetadata ends it.
 	case *api.SpeechMetadata:
-		r.turnComplete(ctx)
+		if err := r.partDone(ctx); err != nil {
+			return err
+		}
 	case *api.Cleared:
 		r.answered(ctx)
 	case *api.SpeechInterrupted:
 		if t := r.current(); r.phase == phaseHalting && t != nil && !t.settled {
+			// What the service says of the part in flight, with the
+			// turn's parts before and after it.
 			t.Spoken, t.Remaining, t.Estimated = msg.TextSpoken, msg.TextRemaining, false
+			if before, after := r.splitTurnAt(t, r.inFlight()); len(before)+len(after) > 0 {
+				t.Spoken = joinText(append(before, msg.TextSpoken)...)
+				t.Remaining = joinText(append([]string{msg.TextRemaining}, after...)...)
+			}
 			t.complete, t.settled = true, true
 			t.End = len(r.pcm)
 			r.setState(t, TurnInterrupted)
@@ -465,20 +486,39 @@ func (r *synthRun) handle(ctx context.Context, m received[any]) error {
 		r.answered(ctx)
 	case *api.SessionMetadata:
 	case *api.SpeakWarning:
-		r.s.emit(&SpeakWarningEvent{Code: msg.Code, Description: msg.Description})
+		switch msg.Code {
+		case api.CodeRateTooHigh:
+			r.speakRefused()
+		case api.CodeExcessiveFlush:
+			if err := r.flushRefused(ctx); err != nil {
+				return err
+			}
+		case api.CodeTextSkipped:
+			// Said before the synthesis began (TextSkippedEvent).
+		default:
+			r.s.emit(&SpeakWarningEvent{Code: msg.Code, Description: msg.Description})
+		}
 	case *api.SpeechWarning:
-		r.s.emit(&SpeakWarningEvent{Code: msg.Code, Description: msg.Description})
+		if msg.Code != api.CodeTextSkipped {
+			r.s.emit(&SpeakWarningEvent{Code: msg.Code, Description: msg.Description})
+		}
 		if msg.Code == api.CodeNoActiveSpeech {
 			r.answered(ctx)
 		}
 	case *api.StreamError:
+		if msg.Err().Code == api.CodeRateTooHigh {
+			// Sent as an Error, the refusal of a Speak for rate is still
+			// a refusal of that Speak only.
+			r.speakRefused()
+			break
+		}
 		return fmt.Errorf("the service failed the synthesis: %w", msg.Err())
 	case *api.SpeechError:
 		return fmt.Errorf("the service failed the synthesis: %w", msg.Err())
 	case *api.UnknownMessage:
 		r.s.v.log.Debug("unknown speak message", "type", msg.Type)
 	}
-	if r.phase == phaseSpeaking && r.allSent() {
+	if r.phase == phaseSpeaking && (r.allSent() || r.gaveUp != nil) {
 		return r.toDraining(ctx)
 	}
 	return nil
@@ -500,8 +540,8 @@ func (r *synthRun) streamEnded(ctx context.Context, err error) error {
 		return fmt.Errorf("the stream ended: %w", err)
 	}
 	if r.phase == phaseSpeaking {
-		for _, t := range r.turns {
-			if !t.complete {
+		for _, p := range r.parts {
+			if !p.acked {
 				return errors.New("the service closed the stream before the text was spoken")
 			}
 		}
@@ -511,12 +551,13 @@ func (r *synthRun) streamEnded(ctx context.Context, err error) error {
 	return nil
 }
 
-// current returns the turn the service is speaking: the last one sent.
+// current returns the turn the service is speaking: that of the last
+// part sent.
 func (r *synthRun) current() *synthTurn {
 	if r.next == 0 {
 		return nil
 	}
-	return r.turns[r.next-1]
+	return r.parts[r.next-1].turn
 }
 
 // onAudio keeps and plays a frame of audio.
@@ -538,6 +579,10 @@ func (r *synthRun) onAudio(ctx context.Context, data []byte, at time.Time) error
 	pcm := make([]int16, len(data)/2)
 	for i := range pcm {
 		pcm[i] = int16(binary.LittleEndian.Uint16(data[2*i:]))
+	}
+	if p := r.inFlight(); p != nil && !p.gotAudio {
+		p.gotAudio = true
+		p.start = len(r.pcm)
 	}
 	if t := r.current(); t != nil && !t.gotAudio {
 		t.gotAudio = true
@@ -565,21 +610,15 @@ func (r *synthRun) onAudio(ctx context.Context, data []byte, at time.Time) error
 }
 
 // turnComplete records that the service sent all of the current turn.
-func (r *synthRun) turnComplete(ctx context.Context) {
+func (r *synthRun) turnComplete() {
 	t := r.current()
 	if t == nil || t.complete {
 		return
 	}
 	t.complete = true
 	t.End = len(r.pcm)
-	if r.phase.stopped() {
-		return
-	}
-	if r.player == nil {
+	if !r.phase.stopped() && r.player == nil {
 		r.setState(t, TurnSpoken)
-	}
-	if err := r.maybeSendNext(ctx); err != nil {
-		r.s.v.log.Warn("send the next turn", "err", err)
 	}
 }
 
@@ -743,5 +782,17 @@ func (r *synthRun) snapshot() SynthesisResult {
 	for _, t := range r.turns {
 		res.Turns = append(res.Turns, t.SpeechTurn)
 	}
+	for _, p := range r.parts {
+		sp := SynthesisPart{Turn: p.turn.Index, Text: p.text, Spoken: p.acked, Refusals: p.refusals, Start: p.start, End: -1}
+		if p.acked {
+			sp.End = p.end
+		}
+		res.Parts = append(res.Parts, sp)
+	}
 	return res
+}
+
+// joinText joins pieces of text with single spaces, skipping empty ones.
+func joinText(pieces ...string) string {
+	return strings.Join(strings.Fields(strings.Join(pieces, " ")), " ")
 }

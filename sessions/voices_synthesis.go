@@ -128,8 +128,14 @@ type SynthesisResult struct {
 	PlaybackLatency    time.Duration
 	HasPlaybackLatency bool
 	Turns              []SpeechTurn
+	// Parts are the pieces the text was sent in, in order (see
+	// SynthesisPart).
+	Parts []SynthesisPart
 	// Stopped is set when Stop cut the synthesis short.
 	Stopped bool
+	// Partial, when set, says that part of the text was never spoken
+	// though nobody stopped the synthesis, how much was, and why.
+	Partial *PartialSynthesisError
 	// SessionID is the synthesis's id in history, 0 without.
 	SessionID int64
 	// Model is the voice the service says spoke.
@@ -183,6 +189,11 @@ type SpeechTurnEvent struct{ Turn SpeechTurn }
 // and the synthesis goes on.
 type SpeakWarningEvent struct{ Code, Description string }
 
+// TextSkippedEvent reports, before a synthesis starts, characters of its
+// text that its voice does not say (emoji, letters of another script's
+// language): Skipped says what they are. The voice says the rest.
+type TextSkippedEvent struct{ Voice, Skipped string }
+
 // SynthesisDoneEvent is the last event of a synthesis but its final
 // StateEvent: what was kept.
 type SynthesisDoneEvent struct{ Result SynthesisResult }
@@ -194,6 +205,7 @@ func (*SpeechTurnEvent) isEvent()        {}
 func (*SpeakWarningEvent) isEvent()      {}
 func (*NoSpeakerEvent) isEvent()         {}
 func (*SynthesisDoneEvent) isEvent()     {}
+func (*TextSkippedEvent) isEvent()       {}
 
 // Synthesis is one text spoken by one voice, streaming: the text goes to
 // the voice's WebSocket (/v1/speak with Speak and Flush for a general
@@ -241,6 +253,9 @@ func (v *Voices) synthesize(ctx context.Context, req SynthesisRequest, clk Clock
 		result:    SynthesisResult{Request: req, SampleRate: SynthesisRate},
 	}
 	s.emit(&StateEvent{State: StateConnecting})
+	if rep := req.sayable(); len(rep.Skipped) > 0 {
+		s.emit(&TextSkippedEvent{Voice: req.Voice, Skipped: rep.String()})
+	}
 	if err := s.start(ctx, s.prepare); err != nil {
 		return nil, err
 	}
@@ -316,7 +331,8 @@ func (s *Synthesis) Request() SynthesisRequest { return s.req }
 // Events returns the synthesis's events: *StateEvent (connecting, live,
 // stopping, stopped or failed), *FirstAudioEvent, *PlaybackStartedEvent,
 // *SynthesisProgressEvent, *LevelEvent (of the audio at the playhead),
-// *SpeechTurnEvent, *SpeakWarningEvent, *SaveFailedEvent (what history
+// *SpeechTurnEvent, *SpeakWarningEvent, *SpeakRetryEvent,
+// *TextSkippedEvent, *SaveFailedEvent (what history
 // could not keep) and, last but the final state, *SynthesisDoneEvent. It
 // is closed once the synthesis has ended and every event was delivered.
 func (s *Synthesis) Events() <-chan Event { return s.lifecycle.Events() }
@@ -329,7 +345,8 @@ func (s *Synthesis) Done() <-chan struct{} { return s.lifecycle.Done() }
 // turn-based voice's turn interrupted (the turn then shows what was
 // spoken and what was left), and the speaker silenced. What arrived is
 // kept and saved. It waits for the end, is idempotent, and returns why
-// the synthesis failed, if it did.
+// the synthesis failed, if it did: a *PartialSynthesisError when some of
+// its text was spoken and the rest never was, though nobody stopped it.
 func (s *Synthesis) Stop() error { return s.lifecycle.Stop() }
 
 // Result returns what the synthesis has kept so far; complete once Done
@@ -340,6 +357,7 @@ func (s *Synthesis) Result() SynthesisResult {
 	r := s.result
 	r.PCM = slices.Clone(r.PCM)
 	r.Turns = slices.Clone(r.Turns)
+	r.Parts = slices.Clone(r.Parts)
 	return r
 }
 

@@ -30,6 +30,10 @@ const (
 	StatusDone      = "done"
 	StatusFailed    = "failed"
 	StatusCancelled = "cancelled"
+	// StatusPartial is a session that ended with part of its work not
+	// done, though nobody stopped it (a synthesis whose text was not all
+	// spoken); Error says what is missing.
+	StatusPartial = "partial"
 )
 
 // Session is one caption session, one file transcription or, later, one
@@ -52,7 +56,7 @@ type Session struct {
 	Started  time.Time
 	Ended    time.Time // zero while the session runs
 	Duration float64   // seconds of audio
-	Status   string    // StatusRunning, StatusDone, StatusFailed or StatusCancelled
+	Status   string    // StatusRunning, StatusDone, StatusFailed, StatusCancelled or StatusPartial
 	Error    string    // why it failed, in words
 	Segments int       // caption segments saved; read only
 }
@@ -412,7 +416,7 @@ func nullTime(t time.Time) sql.NullInt64 {
 
 func checkStatus(s string) error {
 	switch s {
-	case StatusRunning, StatusDone, StatusFailed, StatusCancelled:
+	case StatusRunning, StatusDone, StatusFailed, StatusCancelled, StatusPartial:
 		return nil
 	}
 	return fmt.Errorf("%w: unknown status %q", ErrInvalid, s)

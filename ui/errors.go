@@ -115,6 +115,10 @@ func knownWords(err error) (string, bool) {
 	if errors.As(err, &le) {
 		return sentence(le.Error()), true
 	}
+	var partial *sessions.PartialSynthesisError
+	if errors.As(err, &partial) {
+		return partial.Summary() + " " + plainError(partial.Err), true
+	}
 	if words, ok := documentWords(err); ok {
 		return words, true
 	}

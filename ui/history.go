@@ -183,6 +183,8 @@ func sessionStatus(status string) string {
 		return "Failed"
 	case store.StatusCancelled:
 		return "Cancelled"
+	case store.StatusPartial:
+		return "Partial"
 	}
 	return status
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -69,7 +70,11 @@ func (v *voicesTab) buildHistory() fyne.CanvasObject {
 
 // historyDetail says what spoke a past synthesis and for how long.
 func historyDetail(s store.Session) string {
-	return fmt.Sprintf("%s · %.1f s", s.Model, s.Duration)
+	d := fmt.Sprintf("%s · %.1f s", s.Model, s.Duration)
+	if s.Status == store.StatusPartial {
+		d += " · " + strings.ToLower(sessionStatus(s.Status))
+	}
+	return d
 }
 
 // reloadHistory lists past syntheses, off the UI goroutine.

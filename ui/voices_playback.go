@@ -37,6 +37,9 @@ type voicesRun struct {
 
 	autoSpoken bool // Options.AutoSpeak was started
 	autoing    bool // the AutoSpeak synthesis is under way
+	// unsaid says what the voice of the synthesis does not say, "" for
+	// nothing (sessions.TextSkippedEvent).
+	unsaid string
 }
 
 // keptAudio is a synthesis kept for playing again and saving.
@@ -143,6 +146,7 @@ func (v *voicesTab) onCompare() {
 func (v *voicesTab) begin(status string) {
 	r := &v.run
 	r.kept = nil
+	r.unsaid = ""
 	r.results.RemoveAll()
 	r.turnBox.RemoveAll()
 	clear(r.turnLabels)
@@ -176,6 +180,11 @@ func (v *voicesTab) apply(batch []sessions.Event) {
 			r.showTurn(e.Turn)
 		case *sessions.SpeakWarningEvent:
 			v.setStatus(fmt.Sprintf("The service warns: %s (%s)", e.Description, e.Code), widget.WarningImportance)
+		case *sessions.TextSkippedEvent:
+			r.unsaid = fmt.Sprintf("%s did not say %s.", e.Voice, e.Skipped)
+			v.setStatus(fmt.Sprintf("%s does not say %s; it says the rest…", e.Voice, e.Skipped), widget.WarningImportance)
+		case *sessions.SpeakRetryEvent:
+			v.setStatus(fmt.Sprintf("The service asked to slow down: part %d of %d goes again in %.0f s.", e.Part, e.Parts, e.Wait.Seconds()), widget.WarningImportance)
 		case *sessions.NoSpeakerEvent:
 			v.setStatus(plainError(e.Err)+" The audio is being made and kept, to save.", widget.WarningImportance)
 		case *sessions.SynthesisDoneEvent:
@@ -239,6 +248,10 @@ func (v *voicesTab) finish(res sessions.SynthesisResult, err error) {
 		v.setStatus(fmt.Sprintf("Stopped after %.1f s of audio.", res.Duration().Seconds()), widget.MediumImportance)
 	default:
 		v.setStatus(fmt.Sprintf("Spoke %.1f s with %s; saved to history.", res.Duration().Seconds(), res.Request.Voice), widget.SuccessImportance)
+	}
+	if v.run.unsaid != "" && err == nil {
+		// What was left out stays said once the synthesis ended.
+		v.setStatus(v.status.Text+" "+v.run.unsaid, widget.WarningImportance)
 	}
 	v.autoDone(err)
 }

@@ -251,3 +251,15 @@ func TestSettingsSpeaker(t *testing.T) {
 		return err == nil && got.OutputDevice == id
 	})
 }
+
+// TestPartialSynthesisShown: a synthesis history keeps as partial says so
+// in the Voices tab's list and in the History tab.
+func TestPartialSynthesisShown(t *testing.T) {
+	s := store.Session{Model: "aura-asteria-en", Duration: 356, Status: store.StatusPartial}
+	if got := historyDetail(s); got != "aura-asteria-en · 356.0 s · partial" {
+		t.Errorf("Voices list: %q", got)
+	}
+	if got := sessionStatus(store.StatusPartial); got != "Partial" {
+		t.Errorf("History: %q", got)
+	}
+}
