@@ -30,6 +30,9 @@ const (
 	StatusDone      = "done"
 	StatusFailed    = "failed"
 	StatusCancelled = "cancelled"
+	// StatusInterrupted is a session whose process ended while it ran (a
+	// crash, a kill, a power cut): what it saved up to then is kept.
+	StatusInterrupted = "interrupted"
 )
 
 // Session is one caption session, one file transcription or, later, one
@@ -52,7 +55,7 @@ type Session struct {
 	Started  time.Time
 	Ended    time.Time // zero while the session runs
 	Duration float64   // seconds of audio
-	Status   string    // StatusRunning, StatusDone, StatusFailed or StatusCancelled
+	Status   string    // StatusRunning, StatusDone, StatusFailed, StatusCancelled or StatusInterrupted
 	Error    string    // why it failed, in words
 	Segments int       // caption segments saved; read only
 }
@@ -126,10 +129,10 @@ func (d *DB) CreateSession(ctx context.Context, s Session) (int64, error) {
 		return 0, fmt.Errorf("store: create session: %w", err)
 	}
 	res, err := d.w.ExecContext(ctx, `INSERT INTO sessions
-		(kind, title, source, backend, model, options, details, started, ended, duration, status, error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(kind, title, source, backend, model, options, details, started, ended, duration, status, error, owner)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.Kind, s.Title, s.Source, s.Backend, s.Model, s.Options, s.Details,
-		s.Started.UnixNano(), nullTime(s.Ended), s.Duration, s.Status, s.Error)
+		s.Started.UnixNano(), nullTime(s.Ended), s.Duration, s.Status, s.Error, d.ownerID())
 	if err != nil {
 		return 0, fmt.Errorf("store: create session: %w", err)
 	}
@@ -412,7 +415,7 @@ func nullTime(t time.Time) sql.NullInt64 {
 
 func checkStatus(s string) error {
 	switch s {
-	case StatusRunning, StatusDone, StatusFailed, StatusCancelled:
+	case StatusRunning, StatusDone, StatusFailed, StatusCancelled, StatusInterrupted:
 		return nil
 	}
 	return fmt.Errorf("%w: unknown status %q", ErrInvalid, s)
