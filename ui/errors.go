@@ -110,6 +110,10 @@ func knownWords(err error) (string, bool) {
 	if errors.As(err, &spk) {
 		return speakerWords(spk.Err), true
 	}
+	var rec *store.Recovery
+	if errors.As(err, &rec) {
+		return recoveryWords(rec), true
+	}
 	if words, ok := documentWords(err); ok {
 		return words, true
 	}
