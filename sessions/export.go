@@ -436,6 +436,9 @@ func writeSynthesisMarkdown(w *bufio.Writer, s SavedSynthesis) {
 	if d.InterruptedSpoken != "" || d.InterruptedRemaining != "" {
 		item("Interrupted: spoken “%s”, left “%s”", mdInline(d.InterruptedSpoken), mdInline(d.InterruptedRemaining))
 	}
+	if s.Session.Status == store.StatusInterrupted {
+		item("Interrupted: Earshot stopped before it ended")
+	}
 	if s.Session.Status == store.StatusFailed {
 		why := "Failed"
 		if s.Session.Error != "" {
