@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -39,11 +40,15 @@ type Recovery struct {
 func (r *Recovery) InMemory() bool { return r.Off != nil }
 
 // Folder returns the folder that could not be written in, when that is
-// why history is off; "" otherwise.
+// why history is off; "" otherwise. Where a file stands in the way of a
+// folder, or a folder in the way of the history file, it is that path.
 func (r *Recovery) Folder() string {
 	var pe *fs.PathError
 	if r.Off == nil || errors.Is(r.Off, ErrNewerSchema) || !errors.As(r.Off, &pe) {
 		return ""
+	}
+	if errors.Is(pe.Err, syscall.ENOTDIR) || errors.Is(pe.Err, syscall.EISDIR) {
+		return pe.Path
 	}
 	return filepath.Dir(pe.Path)
 }

@@ -179,7 +179,9 @@ func writeProblem(err error) string {
 	case errors.Is(err, fs.ErrPermission):
 		return "it has no permission there"
 	case errors.Is(err, syscall.ENOTDIR):
-		return "a file stands where a folder should be"
+		return "it is a file, where a folder should be"
+	case errors.Is(err, syscall.EISDIR):
+		return "it is a folder, where the history file should be"
 	}
 	// The innermost error says it best: the layers above add where.
 	for inner := errors.Unwrap(err); inner != nil; inner = errors.Unwrap(err) {

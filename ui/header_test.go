@@ -133,6 +133,8 @@ func TestRecoveryWords(t *testing.T) {
 			"History is off: /h/history.db was written by a newer version of Earshot, which this one leaves as it is." + off},
 		{store.Recovery{Path: "/h/.local/share/earshot/history.db", Off: pathErr("mkdir", "/h/.local", syscall.EROFS)},
 			"History is off: Earshot cannot write in /h (the disk is read-only)." + off},
+		{store.Recovery{Path: "/h/f/earshot/history.db", Off: pathErr("mkdir", "/h/f", syscall.ENOTDIR)},
+			"History is off: Earshot cannot write in /h/f (it is a file, where a folder should be)." + off},
 		{store.Recovery{Path: "/h/history.db", Off: pathErr("open", "/h/history.db", syscall.EACCES)},
 			"History is off: Earshot cannot write in /h (it has no permission there)." + off},
 		{store.Recovery{Off: fmt.Errorf("store: default path: %w", errors.New("$HOME is not defined"))},
