@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 )
@@ -13,11 +11,11 @@ import (
 // nowhere to write one (OpenOrRecover). Nothing saved to it outlives the
 // process: it is gone when Close returns.
 func OpenMemory(ctx context.Context) (*DB, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	id, err := newID()
+	if err != nil {
 		return nil, fmt.Errorf("store: open in memory: %w", err)
 	}
-	name := "/earshot-" + hex.EncodeToString(b[:])
+	name := "/earshot-" + id
 	d := &DB{memory: true}
 	if err := d.connect(ctx, func(readOnly bool) string { return memoryDSN(name, readOnly) }); err != nil {
 		return nil, fmt.Errorf("store: open in memory: %w", err)
@@ -26,7 +24,6 @@ func OpenMemory(ctx context.Context) (*DB, error) {
 	// one is held for as long as the DB is open.
 	d.r.SetMaxOpenConns(readers + 1)
 	d.r.SetMaxIdleConns(readers + 1)
-	var err error
 	if d.hold, err = d.r.Conn(ctx); err != nil {
 		_ = d.Close()
 		return nil, fmt.Errorf("store: open in memory: %w", err)

@@ -38,16 +38,15 @@ func ownersDir(path string) string { return path + "-owners" }
 // the platform has no file locks, the owner has no file (f is nil) and no
 // other process's sessions are ever taken for interrupted.
 func claimOwner(path string) (*owner, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	id, err := newID()
+	if err != nil {
 		return nil, err
 	}
-	o := &owner{id: hex.EncodeToString(b[:]), dir: ownersDir(path)}
+	o := &owner{id: id, dir: ownersDir(path)}
 	o.path = filepath.Join(o.dir, o.id+ownerSuffix)
 	if !haveFileLocks {
 		return o, nil
 	}
-	var err error
 	// A closing process removes the folder when it is left empty; the
 	// claim then makes it again.
 	for range 3 {
@@ -63,6 +62,16 @@ func claimOwner(path string) (*owner, error) {
 		return nil, fmt.Errorf("claim the history: %w", err)
 	}
 	return o, nil
+}
+
+// newID returns 16 random hexadecimal digits: an id no other process
+// draws.
+func newID() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
 }
 
 // release drops the owner's lock and removes its file, and the folder
