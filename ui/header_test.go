@@ -93,6 +93,10 @@ func TestHistoryNoticeReadOnly(t *testing.T) {
 	if s, err := h.db.LoadSettings(t.Context()); err != nil || !s.Diarize {
 		t.Fatalf("the settings were not kept for the session: %+v, %v", s, err)
 	}
+	h.waitFor(t, "the history's settings", func() bool { return h.settings.loaded && h.settings.kept.keep.Selected == "Forever" })
+	h.ui(func() { h.settings.kept.keep.SetSelected("30 days") })
+	want = "History is off for this session, so this choice lasts until Earshot closes."
+	h.waitFor(t, want, func() bool { return h.settings.status.Text == want })
 }
 
 // TestNoNoticeWhenHistoryOpens: a history that opened as it was gets no
