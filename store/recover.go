@@ -102,7 +102,13 @@ func OpenOrRecover(ctx context.Context, path string) (*DB, error) {
 	}
 	if errors.Is(err, ErrDamaged) {
 		rec.Damage = err
-		if rec.MovedTo, err = moveAside(rec.Path, time.Now()); err == nil {
+		rec.MovedTo, err = moveAside(rec.Path, time.Now())
+		if errors.Is(err, fs.ErrNotExist) {
+			// Another process moved it first, and says so: this one
+			// opens what is there now as it would have.
+			return OpenOrRecover(ctx, rec.Path)
+		}
+		if err == nil {
 			if d, err = Open(ctx, rec.Path); err == nil {
 				d.recovery = rec
 				return d, nil
