@@ -128,14 +128,9 @@ type appData struct {
 }
 
 func openAppData(ctx context.Context, log *slog.Logger) (*appData, error) {
-	path, err := store.DefaultPath()
-	if dir := os.Getenv("EARSHOT_DATA_DIR"); dir != "" {
-		path, err = filepath.Join(dir, "history.db"), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	db, err := store.Open(ctx, path)
+	// What was done to open the history, if anything, the window and the
+	// commands say in their own words (db.Recovery).
+	db, err := openHistory(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +145,21 @@ func openAppData(ctx context.Context, log *slog.Logger) (*appData, error) {
 	local := newLocalEngine(log)
 	local.wire(&cfg)
 	return &appData{cfg: cfg, db: db, local: local}, nil
+}
+
+// openHistory opens the history, whatever its file holds: a damaged one
+// is moved aside and a new one started; with nowhere to write, history is
+// kept in memory for the session (store.OpenOrRecover). It fails only
+// when ctx ends.
+func openHistory(ctx context.Context) (*store.DB, error) {
+	path, err := store.DefaultPath()
+	if dir := os.Getenv("EARSHOT_DATA_DIR"); dir != "" {
+		path, err = filepath.Join(dir, "history.db"), nil
+	}
+	if err != nil {
+		return store.OpenMemoryFor(ctx, nil, err)
+	}
+	return store.OpenOrRecover(ctx, path)
 }
 
 // close stops the local engine if it was started, then closes the

@@ -297,6 +297,7 @@ func (x *xTools) waitPrefs(home, what string, cond func(map[string]any) bool) {
 type overlayApp struct {
 	t      *testing.T
 	cmd    *exec.Cmd
+	stdout *testkit.Buffer // every line it printed
 	stderr *testkit.Buffer
 	exited chan struct{}
 	err    error // once exited is closed
@@ -310,7 +311,7 @@ func startOverlayApp(t *testing.T, env []string) *overlayApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &overlayApp{t: t, cmd: exec.Command(self), stderr: &testkit.Buffer{}, exited: make(chan struct{})}
+	a := &overlayApp{t: t, cmd: exec.Command(self), stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}, exited: make(chan struct{})}
 	a.cmd.Env = env
 	a.cmd.Stderr = a.stderr
 	// What the app starts may keep its output open after it ends.
@@ -326,6 +327,7 @@ func startOverlayApp(t *testing.T, env []string) *overlayApp {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			a.stdout.Write([]byte(sc.Text() + "\n"))
 			if strings.HasPrefix(sc.Text(), "ready") {
 				select {
 				case ready <- sc.Text():

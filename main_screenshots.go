@@ -53,7 +53,10 @@ type screenshot struct {
 // typeset as a PDF of four pages by groff, opened in the Analyze tab and
 // analysed, its passages linked to their pages; for "voices" a sentence spoken through the null backend; for
 // "history" the History tab searching entries of several kinds that the
-// local engine made first.
+// local engine made first; for "damaged-history" (the History tab) and
+// "readonly-home" (the Captions tab) nothing more: scripts/screenshots
+// starts the app on a home it has damaged, and the header says what the
+// app did about it.
 // "ready" is printed once the tab (for these, the whole recording, the
 // analysis or the speech) is on screen. Without EARSHOT_SCREENSHOT the
 // app opens as it was configured.
@@ -116,6 +119,10 @@ func (s screenshot) show(w *ui.App) error {
 		if !w.ShowHistorySearch(historyQuery) {
 			return fmt.Errorf("no History tab to capture")
 		}
+	case "damaged-history":
+		tab = "history" // the new history, empty, under the notice
+	case "readonly-home":
+		tab = "captions"
 	}
 	if tab != "" && !w.SelectTab(tab) {
 		return fmt.Errorf("no view named %q to capture", s.tab)

@@ -24,10 +24,15 @@ import (
 // tests: TestLongPasteThenSIGTERM drives it as a person would.
 const appUnderTest = "EARSHOT_TEST_APP_TAB"
 
+// commandUnderTest, set in the environment, makes the test binary run
+// the command line it was given (run, as main does) instead of the
+// tests.
+const commandUnderTest = "EARSHOT_TEST_COMMAND"
+
 func TestMain(m *testing.M) {
 	if tab := os.Getenv(appUnderTest); tab != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := runApp(ctx, testSetup{tab: tab})
+		err := runApp(ctx, &testSetup{tab: tab})
 		stop()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "earshot:", err)
@@ -35,20 +40,41 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(commandUnderTest) != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := run(ctx, os.Args[1:])
+		stop()
+		os.Exit(code)
+	}
 	os.Exit(m.Run())
 }
 
 // testSetup opens the app on the local engine with no key, on tab, and
-// prints "ready" once the window has loaded.
-type testSetup struct{ tab string }
+// once the window has loaded prints what it shows, a line each, then
+// "ready": "notice" and the header's notice about the history (quoted,
+// when it is on screen), "past" and each row of the Captions tab's
+// history list.
+type testSetup struct {
+	tab string
+	w   *ui.App
+}
 
-func (s testSetup) prepare(ctx context.Context, cfg *sessions.WorkspaceConfig, opts *ui.Options) (appShow, error) {
+func (s *testSetup) prepare(ctx context.Context, cfg *sessions.WorkspaceConfig, opts *ui.Options) (appShow, error) {
 	cfg.Keys = sessions.NewKeys(&store.Memory{}, nil)
-	opts.OnReady = func(err error) { fmt.Println("ready", err) }
+	opts.OnReady = func(err error) {
+		if text, shown := s.w.Notice(); shown {
+			fmt.Printf("notice %q\n", text)
+		}
+		for _, row := range s.w.PastSessions() {
+			fmt.Printf("past %q\n", row)
+		}
+		fmt.Println("ready", err)
+	}
 	return s, nil
 }
 
-func (s testSetup) show(w *ui.App) error {
+func (s *testSetup) show(w *ui.App) error {
+	s.w = w
 	if !w.SelectTab(s.tab) {
 		return fmt.Errorf("no tab %q", s.tab)
 	}

@@ -85,13 +85,26 @@ var commands = map[string]command{
 }
 
 // workspace opens the app's workspace for a command that would verb.
+// When the history could not be opened as it was (a damaged file moved
+// aside, or history in memory for this run), it says so in one line on
+// stderr, and the command carries on.
 func (env Env) workspace(ctx context.Context, verb string) (*Workspace, error) {
+	return env.openWorkspace(ctx, verb, false)
+}
+
+func (env Env) openWorkspace(ctx context.Context, verb string, readsHistory bool) (*Workspace, error) {
 	if env.OpenWorkspace == nil {
 		return nil, fmt.Errorf("this build cannot %s: it has no workspace", verb)
 	}
 	ws, err := env.OpenWorkspace(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open the workspace: %w", err)
+	}
+	if rec := ws.History.Recovery(); rec != nil {
+		if readsHistory && rec.InMemory() {
+			return nil, errors.Join(historyOff(rec, verb), ws.Close())
+		}
+		fmt.Fprintln(env.Stderr, "earshot: "+recoveryLine(rec))
 	}
 	return ws, nil
 }

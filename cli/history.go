@@ -128,7 +128,7 @@ func history(ctx context.Context, env Env, args []string) error {
 		return usageErr("unknown history command %q: use search or export, or nothing to list", verb)
 	}
 
-	ws, err := env.workspace(ctx, "read the history")
+	ws, err := env.historyWorkspace(ctx, "read the history")
 	if err != nil {
 		return err
 	}

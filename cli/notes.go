@@ -63,7 +63,7 @@ Flags:
 			return usageErr("%q is not a session ID: give the number earshot notes --list shows", pos[0])
 		}
 	}
-	ws, err := env.workspace(ctx, "write meeting notes")
+	ws, err := env.historyWorkspace(ctx, "write meeting notes")
 	if err != nil {
 		return err
 	}

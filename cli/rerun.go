@@ -64,7 +64,7 @@ Flags:
 	if region != "" && backend == sessions.BackendLocal {
 		return usageErr("--region is for the hosted service, not the local engine")
 	}
-	ws, err := env.workspace(ctx, "run an entry again")
+	ws, err := env.historyWorkspace(ctx, "run an entry again")
 	if err != nil {
 		return err
 	}

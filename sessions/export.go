@@ -439,6 +439,9 @@ func writeSynthesisMarkdown(w *bufio.Writer, s SavedSynthesis) {
 	if s.Session.Status == store.StatusPartial {
 		item("Partial: %s", mdInline(s.Session.Error))
 	}
+	if s.Session.Status == store.StatusInterrupted {
+		item("Interrupted: Earshot stopped before it ended")
+	}
 	if s.Session.Status == store.StatusFailed {
 		why := "Failed"
 		if s.Session.Error != "" {

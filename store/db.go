@@ -49,6 +49,16 @@ type DB struct {
 
 	addSegment *sql.Stmt // prepared on w: AddSegment runs for every final
 
+	// memory is set for a history kept in memory (OpenMemory); hold keeps
+	// one connection to it open, which keeps it.
+	memory bool
+	hold   *sql.Conn
+	// owner is this DB's claim on its file (owner.go); nil in memory.
+	owner *owner
+	// recovery is what OpenOrRecover did to open a history; nil when
+	// nothing was wrong.
+	recovery *Recovery
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -83,9 +93,12 @@ func DefaultPath() (string, error) {
 }
 
 // Open opens the database at path, creating it and its parent directories
-// (readable by the user only) when missing, and brings its schema up to
-// date. The connections run in WAL mode with foreign keys enforced and a
-// busy timeout. Close releases it.
+// (readable by the user only) when missing, has SQLite check the tables
+// read first (checkedAtOpen), and brings its schema up to date. The
+// connections run in WAL mode with foreign keys enforced and a busy
+// timeout. Sessions left running by a process that has ended are closed
+// as StatusInterrupted. A file SQLite cannot read is ErrDamaged; one
+// written by a newer Earshot is ErrNewerSchema. Close releases it.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("store: open: %w: empty path", ErrInvalid)
@@ -107,33 +120,63 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 
-	// Switching a new file to WAL takes a lock that SQLite does not wait
-	// for with its busy timeout: two processes opening the same new file
-	// at once (the app and `earshot transcribe`) can be told "busy". Such
-	// an open is tried again, for as long as the busy timeout.
+	drop := keepFoundLog(abs)
+	d, err := openRetrying(ctx, abs)
+	if isDamage(err) && !errors.Is(err, ErrDamaged) {
+		err = fmt.Errorf("%w: %w", ErrDamaged, err)
+	}
+	if !errors.Is(err, ErrDamaged) {
+		drop() // the log as found goes aside with a damaged file only
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// openRetrying opens the file at abs with openFile. Switching a new file
+// to WAL takes a lock that SQLite does not wait for with its busy
+// timeout: two processes opening the same new file at once (the app and
+// `earshot transcribe`) can be told "busy". Such an open is tried again,
+// for as long as the busy timeout.
+func openRetrying(ctx context.Context, abs string) (*DB, error) {
 	deadline := time.Now().Add(busyTimeoutMillis * time.Millisecond)
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		d, err := openFile(ctx, abs)
 		if err == nil || !isBusy(err) || time.Now().After(deadline) {
-			if err != nil {
-				return nil, fmt.Errorf("store: open %s: %w", path, err)
-			}
-			return d, nil
+			return d, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("store: open %s: %w", path, ctx.Err())
+			return nil, ctx.Err()
 		case <-time.After(wait):
 		}
 	}
 }
 
-// openFile opens the connections to the database file at abs and brings
-// its schema up to date.
-func openFile(ctx context.Context, abs string) (_ *DB, err error) {
+// openFile opens the connections to the database file at abs, brings its
+// schema up to date, claims it for this process and closes the sessions
+// that ended processes left running.
+func openFile(ctx context.Context, abs string) (*DB, error) {
 	d := &DB{path: abs}
-	if d.w, err = sql.Open("sqlite", dsn(abs, false)); err != nil {
+	if err := d.connect(ctx, func(readOnly bool) string { return dsn(abs, readOnly) }); err != nil {
 		return nil, err
+	}
+	var err error
+	if d.owner, err = claimOwner(abs); err != nil {
+		return nil, errors.Join(err, d.Close())
+	}
+	if _, err := d.closeInterrupted(ctx); err != nil {
+		return nil, errors.Join(err, d.Close())
+	}
+	return d, nil
+}
+
+// connect opens the writer and the readers on the database dsnFor names,
+// checks it and migrates it.
+func (d *DB) connect(ctx context.Context, dsnFor func(readOnly bool) string) (err error) {
+	if d.w, err = sql.Open("sqlite", dsnFor(false)); err != nil {
+		return err
 	}
 	d.w.SetMaxOpenConns(1)
 	d.w.SetMaxIdleConns(1)
@@ -141,35 +184,37 @@ func openFile(ctx context.Context, abs string) (_ *DB, err error) {
 	d.w.SetConnMaxIdleTime(0)
 	if err := d.setUp(ctx); err != nil {
 		_ = d.w.Close()
-		return nil, err
+		return err
 	}
-	if d.r, err = sql.Open("sqlite", dsn(abs, true)); err != nil {
+	if d.r, err = sql.Open("sqlite", dsnFor(true)); err != nil {
 		_ = d.w.Close()
-		return nil, err
+		return err
 	}
 	d.r.SetMaxOpenConns(readers)
 	d.r.SetMaxIdleConns(readers)
 	d.r.SetConnMaxLifetime(0)
 	d.r.SetConnMaxIdleTime(0)
 	if err := d.r.PingContext(ctx); err != nil {
-		_ = d.Close()
-		return nil, err
+		return errors.Join(err, d.Close())
 	}
 	if d.addSegment, err = d.w.PrepareContext(ctx, insertSegmentSQL); err != nil {
-		_ = d.Close()
-		return nil, err
+		return errors.Join(err, d.Close())
 	}
-	return d, nil
+	return nil
 }
 
-// setUp checks that the writer really runs in WAL mode and migrates.
+// setUp checks that the writer really runs in WAL mode (a file), has
+// SQLite check the tables read first, and migrates.
 func (d *DB) setUp(ctx context.Context) error {
 	var mode string
 	if err := d.w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		return err
 	}
-	if !strings.EqualFold(mode, "wal") {
+	if !d.memory && !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("journal mode is %q, not WAL (is the file system local?)", mode)
+	}
+	if err := quickCheck(ctx, d.w, checkedAtOpen); err != nil {
+		return err
 	}
 	return migrate(ctx, d.w, migrations)
 }
@@ -180,6 +225,18 @@ func (d *DB) setUp(ctx context.Context) error {
 // WAL: a commit survives a crash of the application; a power cut can lose
 // the last commits but never corrupts the file.
 func dsn(path string, readOnly bool) string {
+	q := pragmas(readOnly)
+	// A file: URI, with the path escaped, so that '?', '#' or '%' in a
+	// directory name cannot be read as parameters.
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	if !strings.HasPrefix(u.Path, "/") { // Windows: C:/...
+		u.Path = "/" + u.Path
+	}
+	return u.String()
+}
+
+// pragmas are the parameters of every connection: see dsn.
+func pragmas(readOnly bool) url.Values {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMillis))
 	q.Add("_pragma", "foreign_keys(1)")
@@ -200,17 +257,21 @@ func dsn(path string, readOnly bool) string {
 		// busy timeout apply instead of failing on a lock upgrade.
 		q.Set("_txlock", "immediate")
 	}
-	// A file: URI, with the path escaped, so that '?', '#' or '%' in a
-	// directory name cannot be read as parameters.
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
-	if !strings.HasPrefix(u.Path, "/") { // Windows: C:/...
-		u.Path = "/" + u.Path
-	}
-	return u.String()
+	return q
 }
 
-// Path returns the absolute path of the database file.
+// Path returns the absolute path of the database file; "" for a history
+// kept in memory.
 func (d *DB) Path() string { return d.path }
+
+// InMemory reports whether the history is kept in memory (OpenMemory):
+// nothing saved to it outlives the process.
+func (d *DB) InMemory() bool { return d.memory }
+
+// Recovery says what OpenOrRecover did to open the history (moved a
+// damaged file aside, or kept history in memory, and why); nil when the
+// history opened as it was.
+func (d *DB) Recovery() *Recovery { return d.recovery }
 
 // Close closes the database. SQLite folds the write-ahead log back into
 // the file when the last connection closes. Close is idempotent; calls
@@ -221,15 +282,29 @@ func (d *DB) Close() error {
 		if d.addSegment != nil {
 			errs = append(errs, d.addSegment.Close())
 		}
+		if d.hold != nil {
+			errs = append(errs, d.hold.Close())
+		}
 		if d.r != nil {
 			errs = append(errs, d.r.Close())
 		}
-		errs = append(errs, d.w.Close())
+		errs = append(errs, d.w.Close(), d.owner.release())
 		if err := errors.Join(errs...); err != nil {
 			d.closeErr = fmt.Errorf("store: close: %w", err)
 		}
 	})
 	return d.closeErr
+}
+
+// isDamage reports whether err is SQLite saying the file is not a
+// database, or a damaged one.
+func isDamage(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB
 }
 
 // isBusy reports whether err is SQLite saying another connection holds

@@ -8,6 +8,10 @@
 // search over all of them) and the settings, in one SQLite file in WAL
 // mode whose schema moves forward by numbered migrations. A DB is safe
 // for concurrent use; every call that touches the file takes a context.
+// OpenOrRecover always opens one: a damaged file is moved aside and a new
+// one started, and where none can be written history is kept in memory
+// (OpenMemory). Sessions left running by a process that ended are closed
+// as interrupted at the next open (owner.go).
 //
 // A SecretStore holds the key: Keyring in the operating system's keyring,
 // Memory for the life of the process, and Fallback, which uses the keyring

@@ -34,6 +34,9 @@ const (
 	// done, though nobody stopped it (a synthesis whose text was not all
 	// spoken); Error says what is missing.
 	StatusPartial = "partial"
+	// StatusInterrupted is a session whose process ended while it ran (a
+	// crash, a kill, a power cut): what it saved up to then is kept.
+	StatusInterrupted = "interrupted"
 )
 
 // Session is one caption session, one file transcription or, later, one
@@ -56,7 +59,7 @@ type Session struct {
 	Started  time.Time
 	Ended    time.Time // zero while the session runs
 	Duration float64   // seconds of audio
-	Status   string    // StatusRunning, StatusDone, StatusFailed, StatusCancelled or StatusPartial
+	Status   string    // StatusRunning, StatusDone, StatusFailed, StatusCancelled, StatusPartial or StatusInterrupted
 	Error    string    // why it failed, in words
 	Segments int       // caption segments saved; read only
 }
@@ -130,10 +133,10 @@ func (d *DB) CreateSession(ctx context.Context, s Session) (int64, error) {
 		return 0, fmt.Errorf("store: create session: %w", err)
 	}
 	res, err := d.w.ExecContext(ctx, `INSERT INTO sessions
-		(kind, title, source, backend, model, options, details, started, ended, duration, status, error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(kind, title, source, backend, model, options, details, started, ended, duration, status, error, owner)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.Kind, s.Title, s.Source, s.Backend, s.Model, s.Options, s.Details,
-		s.Started.UnixNano(), nullTime(s.Ended), s.Duration, s.Status, s.Error)
+		s.Started.UnixNano(), nullTime(s.Ended), s.Duration, s.Status, s.Error, d.ownerID())
 	if err != nil {
 		return 0, fmt.Errorf("store: create session: %w", err)
 	}
@@ -416,7 +419,7 @@ func nullTime(t time.Time) sql.NullInt64 {
 
 func checkStatus(s string) error {
 	switch s {
-	case StatusRunning, StatusDone, StatusFailed, StatusCancelled, StatusPartial:
+	case StatusRunning, StatusDone, StatusFailed, StatusCancelled, StatusPartial, StatusInterrupted:
 		return nil
 	}
 	return fmt.Errorf("%w: unknown status %q", ErrInvalid, s)

@@ -200,6 +200,14 @@ var migrations = []migration{
 		// stretches of the index instead of every match (searchWithin).
 		`CREATE INDEX segments_by_session_id ON segments (session_id, id)`,
 	)},
+	{9, "the process that runs a session", execAll(
+		// owner is the id of the open history (one process) that created
+		// the session (owner.go): a session still running whose owner's
+		// process has ended was interrupted, and the next Open closes it
+		// so. The index holds the running sessions only.
+		`ALTER TABLE sessions ADD COLUMN owner TEXT NOT NULL DEFAULT ''`,
+		`CREATE INDEX sessions_running ON sessions (owner) WHERE status = 'running'`,
+	)},
 }
 
 // execAll returns a migration step that runs statements in order.

@@ -10,7 +10,7 @@ import (
 
 // Space is the room the history takes on disk.
 type Space struct {
-	File int64 // the database file, in bytes
+	File int64 // the database file, in bytes (in memory: the pages it holds)
 	WAL  int64 // its write-ahead log, not yet copied into the file
 	// Sessions counts the sessions of each kind.
 	Sessions map[string]int
@@ -24,10 +24,12 @@ func (s Space) Bytes() int64 { return s.File + s.WAL }
 func (d *DB) Space(ctx context.Context) (Space, error) {
 	var sp Space
 	var err error
-	if sp.File, err = fileSize(d.path); err != nil {
-		return Space{}, fmt.Errorf("store: space: %w", err)
+	if d.memory {
+		err = d.r.QueryRowContext(ctx, `SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`).Scan(&sp.File)
+	} else if sp.File, err = fileSize(d.path); err == nil {
+		sp.WAL, err = fileSize(d.path + "-wal")
 	}
-	if sp.WAL, err = fileSize(d.path + "-wal"); err != nil {
+	if err != nil {
 		return Space{}, fmt.Errorf("store: space: %w", err)
 	}
 	rows, err := d.r.QueryContext(ctx, `SELECT kind, count(*) FROM sessions GROUP BY kind`)

@@ -510,7 +510,11 @@ func (t *agentTab) openPast(s store.Session) {
 			}
 			t.chat.Refresh()
 			t.chatScroll.ScrollToTop()
-			t.setStatus(joinDot("The conversation of "+s.Started.Format("2 January 2006, 15:04"), fmt.Sprintf("%d %s", len(lines), pluralWord(len(lines), "line"))), widget.MediumImportance)
+			ended := ""
+			if s.Status == store.StatusInterrupted {
+				ended = "interrupted: Earshot stopped before it ended"
+			}
+			t.setStatus(joinDot("The conversation of "+s.Started.Format("2 January 2006, 15:04"), fmt.Sprintf("%d %s", len(lines), pluralWord(len(lines), "line")), ended), widget.MediumImportance)
 		})
 	})
 }
@@ -524,6 +528,8 @@ func statusWord(status string) string {
 		return "cancelled"
 	case store.StatusRunning:
 		return "unfinished"
+	case store.StatusInterrupted:
+		return "interrupted"
 	}
 	return ""
 }

@@ -324,6 +324,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 	inspect.Importance = widget.LowImportance
 	top := container.NewBorder(nil, nil, nil, container.NewCenter(inspect), app.header.buildUI())
 	w.SetContent(container.NewBorder(top, nil, nil, nil, app.tabs))
+	app.showHistoryRecovery()
 	w.SetMainMenu(app.buildMenu())
 	w.Resize(fyne.NewSize(1100, 720))
 	w.CenterOnScreen()

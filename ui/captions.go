@@ -696,7 +696,9 @@ func noWordsHint(status string) string {
 	case store.StatusCancelled:
 		return "This session was cancelled before any words were saved."
 	case store.StatusRunning:
-		return "This session did not end properly (Earshot closed while it ran), and no words were saved."
+		return "This session is still running in another Earshot, and no words are saved yet."
+	case store.StatusInterrupted:
+		return "This session was interrupted (Earshot stopped while it ran) before any words were saved."
 	}
 	return "No words were heard in this session."
 }

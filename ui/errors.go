@@ -119,6 +119,10 @@ func knownWords(err error) (string, bool) {
 	if errors.As(err, &partial) {
 		return partial.Summary() + " " + plainError(partial.Err), true
 	}
+	var rec *store.Recovery
+	if errors.As(err, &rec) {
+		return recoveryWords(rec), true
+	}
 	if words, ok := documentWords(err); ok {
 		return words, true
 	}

@@ -196,7 +196,10 @@ type harnessConfig struct {
 	mics     sessions.Microphones
 	speakers sessions.Speakers
 	settings *store.Settings // saved before the App starts
-	dbPath   string          // the history database; "" for a fresh one
+	// dbPath is the history database, opened as main opens it (a damaged
+	// one moved aside, history in memory where it cannot be written); ""
+	// for a fresh one.
+	dbPath string
 	// lazyTabs leaves the tabs unbuilt until they are shown, as the
 	// window does; by default every tab is built with the window, so
 	// that tests may reach into any tab's widgets.
@@ -234,7 +237,7 @@ func newHarnessWith(t *testing.T, cfg harnessConfig, opts Options) *harness {
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "history.db")
 	}
-	db, err := store.Open(t.Context(), path)
+	db, err := store.OpenOrRecover(t.Context(), path) // as main opens it
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,7 +169,26 @@ func sessionDetails(s store.Session, now time.Time) string {
 	if s.Duration > 0 {
 		duration = clock(s.Duration)
 	}
-	return joinDot(when(s.Started, now), duration, sessionStatus(s.Status), source)
+	status := sessionStatus(s.Status)
+	if s.Status == store.StatusInterrupted {
+		status = interruptedWords(s)
+	}
+	return joinDot(when(s.Started, now), duration, status, source)
+}
+
+// interruptedWords says that s was interrupted (its process ended while
+// it ran), and what it saved up to then.
+func interruptedWords(s store.Session) string {
+	noun := "caption"
+	switch s.Kind {
+	case store.KindAgent:
+		noun = "line"
+	case store.KindConversation:
+		noun = "turn"
+	case store.KindFile, store.KindSynthesis, store.KindAnalysis:
+		return "Interrupted: Earshot stopped before it ended"
+	}
+	return "Interrupted: " + plural(s.Segments, noun) + " saved"
 }
 
 // sessionStatus names a session's status for people.
@@ -185,6 +204,8 @@ func sessionStatus(status string) string {
 		return "Cancelled"
 	case store.StatusPartial:
 		return "Partial"
+	case store.StatusInterrupted:
+		return "Interrupted"
 	}
 	return status
 }

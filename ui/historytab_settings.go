@@ -168,6 +168,9 @@ func (h *historySettings) save(days int) {
 			if days == 0 {
 				msg = "History is kept forever."
 			}
+			if !a.ws.HistoryKept() {
+				msg = "History is off for this session, so this choice lasts until Earshot closes."
+			}
 			if n > 0 {
 				msg += fmt.Sprintf(" Deleted %s.", plural(n, "older session"))
 				a.historyChanged("")

@@ -551,7 +551,7 @@ func (t *settingsTab) onSave() {
 				return
 			}
 			t.app.settingsSaved(s, connectionChanged(old, s))
-			t.setStatus("Saved.", widget.SuccessImportance)
+			t.setStatus(t.app.settingsSavedWords())
 		})
 	})
 	if !started {
