@@ -96,11 +96,13 @@ type AppFunction struct {
 	Run func(ctx context.Context, args json.RawMessage) (string, error)
 }
 
-// AgentHistory keeps conversations: RecordHistory and their lines.
+// AgentHistory keeps conversations: RecordHistory and their lines. A
+// conversation in which nothing was said is deleted as it ends.
 type AgentHistory interface {
 	RecordHistory
 	AddSegment(ctx context.Context, g store.Segment) (int64, error)
 	SaveAudio(ctx context.Context, id int64, a store.Audio) error
+	DeleteSession(ctx context.Context, id int64) error
 }
 
 // AgentConfig configures an AgentSession.
@@ -156,6 +158,10 @@ type AgentSession struct {
 	stopPlayer Player
 	bargeAt    atomic.Int64 // when the last UserStartedSpeaking was read (clock, UnixNano)
 	stoppedAt  atomic.Int64 // when the receiver then stopped the speaker; 0 when it did not
+
+	// dropped is set as the conversation ends when nothing was said in
+	// it, so that history does not keep it (Kept).
+	dropped atomic.Bool
 }
 
 // Events of an agent session.
@@ -808,7 +814,14 @@ loop:
 	if runErr != nil {
 		status = store.StatusFailed
 	}
-	a.rec.finish(status, a.clock.Now().Sub(start).Seconds(), runErr)
+	length := a.clock.Now().Sub(start).Seconds()
+	if runErr == nil && seq == 0 && a.rec != nil {
+		// Nothing was said, by either side: nothing is kept (a typed
+		// conversation whose input was empty, a Start then Stop).
+		a.dropped.Store(a.rec.drop(a.cfg.History.DeleteSession, length))
+	} else {
+		a.rec.finish(status, length, runErr)
+	}
 	if runErr != nil {
 		a.emit(&StateEvent{State: StateFailed, Err: runErr})
 		return runErr
@@ -886,6 +899,10 @@ func (a *AgentSession) runFunction(ctx context.Context, f api.FunctionCall) {
 // ID is the conversation's id in history (0 before it started, or
 // without history).
 func (a *AgentSession) ID() int64 { return a.rec.ID() }
+
+// Kept reports whether history keeps the conversation: once it has
+// ended, false when nothing was said in it (or there is no history).
+func (a *AgentSession) Kept() bool { return a.rec != nil && !a.dropped.Load() }
 
 // HistoryFunctions are the client-side functions over the person's
 // history: search it and summarise a past session (leaving out the

@@ -503,3 +503,34 @@ func TestAgentLanguageModelCallsTheApp(t *testing.T) {
 		t.Errorf("the agent's models without a server: %+v, %v", ch.Models, err)
 	}
 }
+
+// TestAgentNothingSaidNothingKept: a conversation started and stopped
+// with nothing said by either side leaves no entry in history.
+func TestAgentNothingSaidNothingKept(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	db := openDB(t)
+	ws := agentWorkspace(t, db)
+	a, err := ws.StartAgent(ctx, sessions.AgentRequest{Text: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := watchAgent(a)
+	ev.waitFor(t, ctx, "the conversation", func(e sessions.Event) bool {
+		w, ok := e.(*sessions.AgentWireEvent)
+		return ok && w.Type == api.TypeSettingsApplied
+	})
+	if a.ID() == 0 {
+		t.Fatal("the conversation has no entry while it runs")
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if a.Kept() {
+		t.Error("Kept reports a conversation in which nothing was said")
+	}
+	list, err := db.Sessions(ctx, store.Filter{Kind: store.KindAgent})
+	if err != nil || len(list) != 0 {
+		t.Errorf("history %+v (%v), want nothing", list, err)
+	}
+}

@@ -281,6 +281,22 @@ func (r *record) fail(what string, err error) {
 	}
 }
 
+// drop removes the record from history, with del, for a session that
+// left nothing to keep: nothing said, nothing saved. It reports whether
+// it did; when it could not, the record is finished as done, so that no
+// entry stays "in progress".
+func (r *record) drop(del func(ctx context.Context, id int64) error, duration float64) bool {
+	if r == nil {
+		return false
+	}
+	if err := del(context.Background(), r.id); err != nil {
+		r.log.Warn("sessions: could not remove an empty entry from history", "session", r.id, "err", err)
+		r.finish(store.StatusDone, duration, nil)
+		return false
+	}
+	return true
+}
+
 // finish closes the record with status and the session's length in
 // seconds; err, when not nil, is why the session failed.
 func (r *record) finish(status string, duration float64, err error) {

@@ -436,9 +436,12 @@ func (t *agentTab) ended(l *agentLive, err error) {
 	if t.live == l {
 		t.live = nil
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		t.showError("the conversation ended", err)
-	} else {
+	case !l.s.Kept():
+		t.setStatus("Stopped. Nothing was said, so nothing was kept in history.", widget.MediumImportance)
+	default:
 		t.setStatus(fmt.Sprintf("Stopped. %d %s saved to history.", l.turns, pluralWord(l.turns, "reply")), widget.MediumImportance)
 	}
 	t.updateControls()

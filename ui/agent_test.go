@@ -159,3 +159,32 @@ func TestAgentTabNoMicrophone(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentTabNothingSaid: a conversation started and stopped with
+// nothing said is not kept, and the tab says so rather than "saved".
+func TestAgentTabNothingSaid(t *testing.T) {
+	s := store.DefaultSettings()
+	s.Backend = store.BackendLocal
+	h := newVoicesHarness(t, s)
+	if err := h.waitReady(t); err != nil {
+		t.Fatalf("OnReady(%v)", err)
+	}
+	h.ui(func() { h.SelectTab("Agent") })
+	a := h.agent
+	h.waitFor(t, "the agent's models", func() bool { return len(a.models) > 0 && !a.start.Disabled() })
+	h.ui(func() {
+		a.typeOnly.SetChecked(true)
+		test.Tap(a.start)
+	})
+	h.waitFor(t, "the conversation", func() bool { return a.live != nil && !a.input.Disabled() })
+	h.ui(func() { test.Tap(a.start) })
+	h.waitFor(t, "the end", func() bool { return a.live == nil && strings.HasPrefix(a.status.Text, "Stopped.") })
+	h.ui(func() {
+		if want := "Stopped. Nothing was said, so nothing was kept in history."; a.status.Text != want {
+			t.Errorf("status %q, want %q", a.status.Text, want)
+		}
+	})
+	if list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindAgent}); err != nil || len(list) != 0 {
+		t.Errorf("history %+v, %v; want nothing", list, err)
+	}
+}
