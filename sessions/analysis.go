@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/count"
 	"github.com/earshot-app/earshot/internal/document"
 	"github.com/earshot-app/earshot/internal/textseg"
 	"github.com/earshot-app/earshot/store"
@@ -699,7 +700,7 @@ func cutToLimit(req *api.ReadRequest, res *AnalysisResult, first int) {
 		part := textseg.FirstTokens(req.Text, first)
 		if part != req.Text {
 			req.Text, res.Text = part, part
-			res.Source += fmt.Sprintf(", first %d tokens", textseg.Tokens(part))
+			res.Source += ", first " + count.Of(textseg.Tokens(part), "token")
 			res.Title += " (first part)"
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/asticode/go-astisub"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/count"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -415,7 +416,7 @@ func writeSynthesisMarkdown(w *bufio.Writer, s SavedSynthesis) {
 		item("Expressivity: %+d", d.Expressivity)
 	}
 	if d.TurnByTurn {
-		item("Spoken turn by turn (%d turns)", d.Turns)
+		item("Spoken turn by turn (%s)", count.Of(d.Turns, "turn"))
 	}
 	if d.TimeToFirstAudioMS > 0 {
 		item("Time to first audio: %.0f ms", d.TimeToFirstAudioMS)

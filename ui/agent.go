@@ -442,7 +442,7 @@ func (t *agentTab) ended(l *agentLive, err error) {
 	case !l.s.Kept():
 		t.setStatus("Stopped. Nothing was said, so nothing was kept in history.", widget.MediumImportance)
 	default:
-		t.setStatus(fmt.Sprintf("Stopped. %d %s saved to history.", l.turns, pluralWord(l.turns, "reply")), widget.MediumImportance)
+		t.setStatus("Stopped. "+plural(l.turns, "reply")+" saved to history.", widget.MediumImportance)
 	}
 	t.updateControls()
 	t.app.historyChanged(store.KindAgent)
@@ -517,7 +517,7 @@ func (t *agentTab) openPast(s store.Session) {
 			if s.Status == store.StatusInterrupted {
 				ended = "interrupted: Earshot stopped before it ended"
 			}
-			t.setStatus(joinDot("The conversation of "+s.Started.Format("2 January 2006, 15:04"), fmt.Sprintf("%d %s", len(lines), pluralWord(len(lines), "line")), ended), widget.MediumImportance)
+			t.setStatus(joinDot("The conversation of "+s.Started.Format("2 January 2006, 15:04"), plural(len(lines), "line"), ended), widget.MediumImportance)
 		})
 	})
 }
@@ -665,7 +665,7 @@ func (t *agentTab) applyEvents(l *agentLive, batch []sessions.Event) {
 			t.showError("save the conversation", e)
 		}
 	}
-	t.inspTitle.Title = fmt.Sprintf("Inspector (%d messages)", len(t.wire))
+	t.inspTitle.Title = "Inspector (" + plural(len(t.wire), "message") + ")"
 	t.inspBox.Refresh()
 	t.inspector.Refresh()
 	if grew {
