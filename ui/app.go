@@ -447,7 +447,7 @@ func (a *App) buildMenu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		item("Open a recording to converse with…", nil, theme.FolderOpenIcon(), onConversation(a.converse.onOpenFile)),
 	)
-	return a.shareVoiceShortcuts(fyne.NewMainMenu(earshot, captions, conversation, a.voicesMenu(item), a.analyzeMenu(item)))
+	return a.shareVoiceShortcuts(fyne.NewMainMenu(earshot, a.tabsMenu(), captions, conversation, a.voicesMenu(item), a.analyzeMenu(item)))
 }
 
 // SelectTab opens the tab whose title is name, ignoring case, and reports
