@@ -318,9 +318,10 @@ func (t *agentTab) showError(what string, err error) {
 	t.app.log.Warn(what, "err", err)
 	if errors.Is(err, device.ErrNoDevice) || errors.Is(err, device.ErrNoAudioBackend) {
 		t.setStatus("No microphone found. Tick Type only to type to the agent, or connect a microphone.", widget.DangerImportance)
-		return
+	} else {
+		t.setStatus(plainError(err), widget.DangerImportance)
 	}
-	t.setStatus(plainError(err), widget.DangerImportance)
+	t.app.noteStatus(t.status, err, agentIdleStatus)
 }
 
 // updateControls enables what can be done now.

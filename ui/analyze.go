@@ -198,6 +198,7 @@ func (t *analyzeTab) setStatus(text string, imp widget.Importance) {
 func (t *analyzeTab) showError(what string, err error) {
 	t.app.log.Warn(what, "err", err)
 	t.setStatus(analysisWords(err, t.backendName()), widget.DangerImportance)
+	t.app.noteStatus(t.status, err, captionsReady)
 }
 
 // backendName names the service the settings choose, for errors.

@@ -133,7 +133,7 @@ func (c *captionsTab) buildUI() fyne.CanvasObject {
 	c.entities = widget.NewLabel("")
 	c.entities.Wrapping = fyne.TextWrapWord
 	c.entities.Hide()
-	c.status = widget.NewLabel("Ready.")
+	c.status = widget.NewLabel(captionsReady)
 	c.status.Wrapping = fyne.TextWrapWord
 
 	c.fileLabel = widget.NewLabel("")
@@ -171,6 +171,9 @@ func (c *captionsTab) buildUI() fyne.CanvasObject {
 		nil, nil, split)
 }
 
+// captionsReady is what the status bar says when nothing has happened.
+const captionsReady = "Ready."
+
 // setStatus shows a line in the status bar.
 func (c *captionsTab) setStatus(text string, imp widget.Importance) {
 	c.status.Importance = imp
@@ -181,6 +184,7 @@ func (c *captionsTab) setStatus(text string, imp widget.Importance) {
 func (c *captionsTab) showError(what string, err error) {
 	c.app.log.Warn(what, "err", err)
 	c.setStatus(plainError(err), widget.DangerImportance)
+	c.app.noteStatus(c.status, err, captionsReady)
 }
 
 // updateControls enables what can be done now and labels Start and Mute.
@@ -255,8 +259,10 @@ func (c *captionsTab) setMicrophones(devs []device.Device, err error) {
 	switch {
 	case err != nil && idle:
 		c.setStatus(plainError(err)+" You can still open a recording.", widget.WarningImportance)
+		c.app.noteStatus(c.status, err, captionsReady)
 	case len(devs) == 0 && idle:
 		c.setStatus(plainError(device.ErrNoDevice), widget.WarningImportance)
+		c.app.noteStatus(c.status, device.ErrNoDevice, captionsReady)
 	}
 }
 

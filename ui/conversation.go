@@ -95,6 +95,7 @@ func (c *conversationTab) setStatus(text string, imp widget.Importance) {
 func (c *conversationTab) showError(what string, err error) {
 	c.app.log.Warn(what, "err", err)
 	c.setStatus(plainError(err), widget.DangerImportance)
+	c.app.noteStatus(c.status, err, captionsReady)
 }
 
 // updateControls enables what can be done now.

@@ -209,6 +209,7 @@ func (t *historyTab) setStatus(text string, imp widget.Importance) {
 func (t *historyTab) showError(what string, err error) {
 	t.app.log.Warn(what, "err", err)
 	t.setStatus("Could not "+what+": "+plainError(err), widget.DangerImportance)
+	t.app.noteStatus(t.status, err, "")
 }
 
 // updateItem fills a row: the kind's icon, the title, and a line of

@@ -76,6 +76,7 @@ func (v *voicesTab) setStatus(text string, imp widget.Importance) {
 func (v *voicesTab) showError(what string, err error) {
 	v.app.log.Warn(what, "err", err)
 	v.setStatus(plainError(err), widget.DangerImportance)
+	v.app.noteStatus(v.status, err, voicesHint)
 }
 
 // busy reports whether something is speaking.
@@ -147,6 +148,15 @@ func (v *voicesTab) settingsChanged(s store.Settings) {
 				v.controls.speed.Value, v.controls.expr.Value = s.SpeakSpeed, float64(s.Expressivity)
 				v.load()
 			}
+		}
+	})
+}
+
+// keyChanged lists the voices again, with the key now in force.
+func (v *voicesTab) keyChanged() {
+	v.ui.do(func() {
+		if !v.busy() {
+			v.load()
 		}
 	})
 }
