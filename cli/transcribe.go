@@ -297,7 +297,7 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 	}
 	defer stopTicking()
 
-	ft := sessions.FileTranscription{Client: conn.Client, History: ws.History, Backend: conn.Name, KeepAudio: s.KeepAudio}
+	ft := sessions.FileTranscription{Client: conn.Client, History: ws.FileHistory(), Backend: conn.Name, KeepAudio: s.KeepAudio}
 	sess := ft.Session(path, sessions.ListenOptions(s, api.Batch))
 	if err := sess.Start(ctx); err != nil {
 		return err

@@ -1104,7 +1104,7 @@ func (w *Workspace) StartAgent(ctx context.Context, req AgentRequest) (*AgentSes
 	}
 	var a *AgentSession
 	self := func() int64 { return a.ID() }
-	cfg := AgentConfig{Dialer: ClientAgent{conn.Client}, Inspector: w.inspector, Settings: set, Mode: req.Mode, History: w.cfg.History,
+	cfg := AgentConfig{Dialer: ClientAgent{conn.Client}, Inspector: w.inspector, Settings: set, Mode: req.Mode, History: w.history(),
 		Backend: conn.Name, Logger: w.log, Functions: w.HistoryFunctions(self), Source: req.Source}
 	if !req.Text && cfg.Source == nil {
 		src, _, err := w.openSource(ctx, s, nil, "", req.DeviceID)

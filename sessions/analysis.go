@@ -913,7 +913,7 @@ func (w *Workspace) StartAnalysis(ctx context.Context, in AnalysisInput, f Featu
 	if err != nil {
 		return nil, err
 	}
-	a := Analysis{Client: conn.Client, History: w.cfg.History, Backend: conn.Name, Language: s.Language, Logger: w.log}
+	a := Analysis{Client: conn.Client, History: w.history(), Backend: conn.Name, Language: s.Language, Logger: w.log}
 	as := a.Session(in, f)
 	if err := as.Start(ctx); err != nil {
 		return nil, err

@@ -159,7 +159,7 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 				title.SetText(s.Title)
 			}
 			if detail, ok := c.Objects[1].(*widget.Label); ok {
-				detail.SetText(joinDot(when(s.Started, t.app.now()), s.Source, sessionStatus(s.Status)))
+				detail.SetText(joinDot(when(s.Started, t.app.now()), s.Source, sessionOutcome(s)))
 			}
 		})
 	t.history.OnSelected = func(id widget.ListItemID) { t.selected = id; t.updateControls() }

@@ -262,6 +262,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 		waiting: map[string]bool{partService: true, partSettings: true, partKey: true, partHistory: true},
 	}
 	app.header = newHeader(app.useLocalEngine)
+	ws.SetErrorWords(plainError) // history keeps why a session failed as the window says it
 	if app.svc == nil {
 		app.svc = ws
 	}

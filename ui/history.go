@@ -159,7 +159,8 @@ func (h *historyPanel) updateItem(r historyRow, row *fyne.Container) {
 }
 
 // sessionDetails describes a session in one line: when, how long, how it
-// ended, and where the audio came from (last: it is the longest).
+// ended, and where the audio came from (last: it is the longest), or for
+// a failure, last, why it failed.
 func sessionDetails(s store.Session, now time.Time) string {
 	source := s.Source
 	if s.Kind == store.KindFile {
@@ -169,11 +170,10 @@ func sessionDetails(s store.Session, now time.Time) string {
 	if s.Duration > 0 {
 		duration = clock(s.Duration)
 	}
-	status := sessionStatus(s.Status)
-	if s.Status == store.StatusInterrupted {
-		status = interruptedWords(s)
+	if s.Status == store.StatusFailed {
+		return joinDot(when(s.Started, now), duration, source, sessionOutcome(s))
 	}
-	return joinDot(when(s.Started, now), duration, status, source)
+	return joinDot(when(s.Started, now), duration, sessionOutcome(s), source)
 }
 
 // interruptedWords says that s was interrupted (its process ended while
@@ -189,6 +189,18 @@ func interruptedWords(s store.Session) string {
 		return "Interrupted: Earshot stopped before it ended"
 	}
 	return "Interrupted: " + plural(s.Segments, noun) + " saved"
+}
+
+// sessionOutcome says how a session ended, as history keeps it: when it
+// failed, why; when it was interrupted, what it saved.
+func sessionOutcome(s store.Session) string {
+	switch {
+	case s.Status == store.StatusInterrupted:
+		return interruptedWords(s)
+	case s.Status == store.StatusFailed && strings.TrimSpace(s.Error) != "":
+		return sessionStatus(s.Status) + ": " + strings.TrimSpace(s.Error)
+	}
+	return sessionStatus(s.Status)
 }
 
 // sessionStatus names a session's status for people.
