@@ -407,6 +407,7 @@ func (c *captionsTab) startLive() {
 	}
 	c.starting = true
 	c.shown = shownSession{title: "Live captions"}
+	c.history.follow(0) // until the live session has its entry
 	c.view.reset("Listening… captions appear here as you speak.")
 	c.app.overlay.follow(c.view)
 	c.title.SetText("Live captions")
@@ -453,6 +454,7 @@ func (c *captionsTab) startLive() {
 func (c *captionsTab) liveFailed(err error) {
 	c.starting = false
 	c.shown = shownSession{}
+	c.history.follow(0)
 	c.view.reset(captionsHint)
 	c.title.SetText("Captions")
 	c.setInfo("")
@@ -465,6 +467,7 @@ func (c *captionsTab) liveStarted(ls *liveSession) {
 	c.starting = false
 	c.live = ls
 	c.shown = shownSession{id: ls.id, title: "Live captions"}
+	c.history.follow(ls.id)
 	c.updateLiveInfo()
 	c.updateControls()
 	c.app.historyChanged(store.KindCaptions)
@@ -691,6 +694,7 @@ func (c *captionsTab) showTranscript(id int64, title string, caps []sessions.Cap
 	if id != 0 && c.live == nil {
 		c.player.load(id)
 	}
+	c.history.follow(id)
 	c.updateControls()
 }
 
@@ -719,6 +723,7 @@ func (c *captionsTab) shownDeleted(id int64) {
 	c.setInfo("")
 	c.entities.Hide()
 	c.view.reset(captionsHint)
+	c.history.follow(0)
 	c.updateControls()
 }
 

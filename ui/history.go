@@ -439,6 +439,36 @@ func (h *historyPanel) showHits(q string, hits []store.Hit, err error) {
 	h.setRows(rows, fmt.Sprintf("Nothing in the history matches “%s”.", q))
 }
 
+// follow selects the session the caption view now shows (0 for none),
+// however it came there: opened from this list, from the History tab, a
+// file just transcribed, the live session. The list's buttons act on the
+// selection, so it must name what is on screen, not what was clicked
+// before. A session not among the rows (a search hides it) leaves nothing
+// selected, and the buttons off.
+func (h *historyPanel) follow(id int64) {
+	if h.list == nil || (id == h.selected && id != 0) {
+		return
+	}
+	h.selected, h.canRerun = id, 0
+	h.quiet = true
+	defer func() { h.quiet = false }()
+	found := false
+	for i, r := range h.rows {
+		if id != 0 && r.s.ID == id {
+			h.list.Select(i)
+			found = true
+			break
+		}
+	}
+	if !found {
+		h.list.UnselectAll()
+	}
+	h.updateControls()
+	if id != 0 {
+		h.checkRerun(id)
+	}
+}
+
 // selectedSession returns the selected session.
 func (h *historyPanel) selectedSession() (store.Session, bool) {
 	for _, r := range h.rows {
