@@ -94,6 +94,10 @@ type agentLive struct {
 	cards    map[string]*widget.Card
 	turns    int
 	bargeIns int
+	// idle is what the status says while the conversation runs;
+	// interrupted what it says of the last barge-in, until the agent's
+	// next reply.
+	idle, interrupted string
 }
 
 func newAgentTab(a *App) *agentTab { return &agentTab{app: a} }
@@ -401,11 +405,11 @@ func (t *agentTab) startConversation() {
 			t.starting = false
 			t.live = live
 			s.SetMuted(t.mute.Checked)
+			live.idle = "Speak to the agent; speaking while it talks interrupts it."
 			if req.Text {
-				t.setStatus("Type to the agent, and press Enter.", widget.SuccessImportance)
-			} else {
-				t.setStatus("Speak to the agent; speaking while it talks interrupts it.", widget.SuccessImportance)
+				live.idle = "Type to the agent, and press Enter."
 			}
+			t.setStatus(live.idle, widget.SuccessImportance)
 			t.updateControls()
 			t.app.window.Canvas().Focus(t.input)
 			if t.auto != nil {
@@ -627,6 +631,10 @@ func (t *agentTab) applyEvents(l *agentLive, batch []sessions.Event) {
 		case *sessions.AgentSpeakingEvent:
 			l.latency = t.addLatency(latencyStrip(e))
 			grew = true
+			if l.interrupted != "" && t.status.Text == l.interrupted {
+				t.setStatus(l.idle, widget.SuccessImportance) // a new turn: the barge-in is past
+			}
+			l.interrupted = ""
 		case *sessions.AgentTurnLatencyEvent:
 			// The client's own measures complete the service's.
 			if l.latency == nil {
@@ -637,7 +645,8 @@ func (t *agentTab) applyEvents(l *agentLive, batch []sessions.Event) {
 		case *sessions.AgentBargeInEvent:
 			if e.Cut {
 				l.bargeIns++
-				t.setStatus(fmt.Sprintf("You interrupted the agent; its voice stopped in %s.", shortDuration(e.StoppedIn)), widget.MediumImportance)
+				l.interrupted = bargeInWords(e)
+				t.setStatus(l.interrupted, widget.MediumImportance)
 				l.reply = nil
 			}
 		case *sessions.AgentFunctionEvent:
@@ -764,6 +773,15 @@ func latencyStrip(e *sessions.AgentSpeakingEvent) string {
 
 func secondsWords(s float64) string {
 	return shortDuration(time.Duration(s * float64(time.Second)))
+}
+
+// bargeInWords says what the person lived as they spoke over the agent:
+// how long its voice went on once theirs began.
+func bargeInWords(e *sessions.AgentBargeInEvent) string {
+	if e.Silenced <= 0 {
+		return "You interrupted the agent, and its voice stopped."
+	}
+	return "You interrupted the agent: its voice stopped " + shortDuration(e.Silenced) + " after you began to speak."
 }
 
 func shortDuration(d time.Duration) string {

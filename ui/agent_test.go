@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -187,4 +188,29 @@ func TestAgentTabNothingSaid(t *testing.T) {
 	if list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindAgent}); err != nil || len(list) != 0 {
 		t.Errorf("history %+v, %v; want nothing", list, err)
 	}
+}
+
+// TestAgentBargeInSaysWhatWasHeard: a barge-in says how long the agent's
+// voice went on once the person's began (not the last internal step),
+// and the words go at the agent's next reply.
+func TestAgentBargeInSaysWhatWasHeard(t *testing.T) {
+	h := newHarnessWith(t, harnessConfig{}, Options{})
+	h.waitReady(t)
+	a := h.agent
+	l := &agentLive{cards: map[string]*widget.Card{}, idle: "Speak to the agent; speaking while it talks interrupts it."}
+	h.ui(func() {
+		a.setStatus(l.idle, widget.SuccessImportance)
+		a.applyEvents(l, []sessions.Event{
+			&sessions.AgentSpeakingEvent{Total: 1},
+			&sessions.AgentBargeInEvent{Cut: true, StoppedIn: 3 * time.Microsecond, Silenced: 1500 * time.Millisecond},
+			&sessions.AgentTextEvent{Role: "user", Content: "stop please"},
+		})
+		if want := "You interrupted the agent: its voice stopped 1500 ms after you began to speak."; a.status.Text != want {
+			t.Errorf("status %q, want %q", a.status.Text, want)
+		}
+		a.applyEvents(l, []sessions.Event{&sessions.AgentSpeakingEvent{Total: 1}})
+		if a.status.Text != l.idle {
+			t.Errorf("at the agent's next reply the status says %q, want %q", a.status.Text, l.idle)
+		}
+	})
 }
