@@ -46,6 +46,8 @@ type historyPanel struct {
 	rows     []historyRow    // what the list shows: all, or the search's hits
 	selected int64           // the selected session's id, 0 for none
 	canRerun int64           // the selected session's id once it is known to have audio
+	rerunAsk int64           // the selected session's id once it is known whether it has
+	off      *offWhy         // why buttons are off, under them
 	quiet    bool            // selecting in code: do not open
 
 	loadGen      int // counts loads; only the latest one's answer is shown
@@ -62,7 +64,7 @@ type historyRow struct {
 }
 
 func newHistoryPanel(tab *captionsTab) *historyPanel {
-	return &historyPanel{tab: tab}
+	return &historyPanel{tab: tab, off: newOffWhy()}
 }
 
 // buildUI creates the panel's widgets.
@@ -109,7 +111,7 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	top := container.NewVBox(h.heading, h.search)
 	// Three a row: the list keeps the height of the tab beside the
 	// intelligence of a file.
-	buttons := container.NewGridWithColumns(3, h.open, h.export, h.notesB, h.rename, h.del, h.rerunB)
+	buttons := container.NewVBox(container.NewGridWithColumns(3, h.open, h.export, h.notesB, h.rename, h.del, h.rerunB), h.off.line)
 	body := container.NewStack(h.list, container.NewVBox(h.empty))
 	return container.NewPadded(container.NewBorder(top, buttons, nil, nil, body))
 }
@@ -257,12 +259,28 @@ func (h *historyPanel) updateControls() {
 		return
 	}
 	on := h.selected != 0
-	enable(h.open, on && h.tab.live == nil && !h.tab.starting)
+	live := on && h.isLive(h.selected)
+	o := h.off
+	// With nothing selected, that is why: no need to say it.
+	why := func(off bool, words string) string {
+		if !on || !off {
+			return ""
+		}
+		return words
+	}
+	o.set(h.open, on && h.tab.live == nil && !h.tab.starting, why(!live, "While live captions run, a past session opens in a window of its own as you select it."))
 	enable(h.export, on)
 	enable(h.rename, on)
-	enable(h.del, on && !h.isLive(h.selected))
-	enable(h.notesB, h.selectedMeeting() != 0)
-	enable(h.rerunB, on && h.canRerun == h.selected && !h.isLive(h.selected))
+	o.set(h.del, on && !live, why(live, "The live session cannot be deleted while it records."))
+	s, _ := h.selectedSession()
+	notesWhy := why(!sessions.IsMeeting(s.Kind), "Meeting notes are for live captions and conversations, not a file.")
+	if live {
+		notesWhy = "Meeting notes are written once the session ends."
+	}
+	o.set(h.notesB, h.selectedMeeting() != 0, notesWhy)
+	o.set(h.rerunB, on && h.canRerun == h.selected && !live,
+		why(!live && h.rerunAsk == h.selected && h.canRerun != h.selected, "Re-run needs the entry's audio, which was not kept (Settings, Keep audio, keeps it)."))
+	o.show()
 }
 
 // isLive reports whether id is the live session, which cannot be deleted

@@ -310,8 +310,11 @@ func (h *historyPanel) checkRerun(id int64) {
 			a.log.Info("re-run: could not tell whether the entry has audio", "session", id, "err", err)
 		}
 		a.onUI(func() {
-			if ok && h.selected == id {
-				h.canRerun = id
+			if h.selected == id && err == nil {
+				h.rerunAsk = id
+				if ok {
+					h.canRerun = id
+				}
 				h.updateControls()
 			}
 		})
