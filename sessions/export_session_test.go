@@ -2,6 +2,7 @@ package sessions_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -23,15 +24,7 @@ func TestExportJSONOfLiveSession(t *testing.T) {
 	db := openDB(t)
 	ws, _ := localWorkspace(t, db, nil)
 	pcm := append(loadPCM(t, librivoxPath("0870")), make([]int16, 3*16000)...) // speech, then 3 s of silence
-	src, err := audio.NewReplay(mono16k, pcm, audio.ReplayConfig{FrameDuration: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ws.StartCaptions(ctx, sessions.CaptionsRequest{Source: src, SourceName: "reading"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
+	c := replayCaptions(t, ctx, ws, pcm)
 	var lastEnd float64
 	for ev := range c.Events() {
 		if f, ok := ev.(*sessions.FinalEvent); ok {
@@ -61,6 +54,23 @@ func TestExportJSONOfLiveSession(t *testing.T) {
 	if len(md.Models) != 1 || md.ModelInfo[md.Models[0]].Name == "" {
 		t.Errorf("models %v, info %+v; want the one the engine named", md.Models, md.ModelInfo)
 	}
+}
+
+// replayCaptions starts live captions of pcm, replayed as fast as the
+// session reads it, as a reading; the session is stopped when the test
+// ends.
+func replayCaptions(t *testing.T, ctx context.Context, ws *sessions.Workspace, pcm []int16) *sessions.Captions {
+	t.Helper()
+	src, err := audio.NewReplay(mono16k, pcm, audio.ReplayConfig{FrameDuration: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ws.StartCaptions(ctx, sessions.CaptionsRequest{Source: src, SourceName: "reading"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	return c
 }
 
 // TestExportFailedSession: every export of a session that failed says

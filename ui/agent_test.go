@@ -21,12 +21,7 @@ import (
 // the chat, where the reply's time went and every message in the
 // inspector; a prompt applied live is acknowledged; Stop saves it.
 func TestAgentTab(t *testing.T) {
-	s := store.DefaultSettings()
-	s.Backend = store.BackendLocal
-	h := newVoicesHarness(t, s)
-	if err := h.waitReady(t); err != nil {
-		t.Fatalf("OnReady(%v)", err)
-	}
+	h := readyLocalHarness(t)
 	h.ui(func() { h.SelectTab("Agent") })
 	a := h.agent
 	h.waitFor(t, "the agent's models", func() bool { return len(a.models) > 0 && !a.start.Disabled() })
@@ -164,12 +159,7 @@ func TestAgentTabNoMicrophone(t *testing.T) {
 // TestAgentTabNothingSaid: a conversation started and stopped with
 // nothing said is not kept, and the tab says so rather than "saved".
 func TestAgentTabNothingSaid(t *testing.T) {
-	s := store.DefaultSettings()
-	s.Backend = store.BackendLocal
-	h := newVoicesHarness(t, s)
-	if err := h.waitReady(t); err != nil {
-		t.Fatalf("OnReady(%v)", err)
-	}
+	h := readyLocalHarness(t)
 	h.ui(func() { h.SelectTab("Agent") })
 	a := h.agent
 	h.waitFor(t, "the agent's models", func() bool { return len(a.models) > 0 && !a.start.Disabled() })

@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -73,15 +72,7 @@ func TestFailedSessionsOpenInPlainWords(t *testing.T) {
 // service chosen is not there) is kept with why, in the words the window
 // said, and both history lists show it.
 func TestFailedEntryKeepsItsReason(t *testing.T) {
-	s := store.DefaultSettings()
-	s.Backend, s.CustomURL = store.BackendCustom, "http://127.0.0.1:9" // the discard port: nothing listens
-	key := func(k string) string {
-		if k == sessions.EnvAPIKey {
-			return "a-key-for-a-server-that-is-not-there"
-		}
-		return ""
-	}
-	h := newHarnessWith(t, harnessConfig{settings: &s, getenv: key}, Options{})
+	h := newHarnessWith(t, unreachableService(), Options{})
 	h.waitReady(t) // the service does not answer: that is the point
 	path := writeWAV(t, "talk.wav", recording(t, cards1))
 	c := h.captions

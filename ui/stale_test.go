@@ -18,15 +18,9 @@ import (
 // not be reached says so no more once another service is chosen, here
 // the local engine in place of a server that is not there.
 func TestServiceChangeClearsStaleStatus(t *testing.T) {
-	s := store.DefaultSettings()
-	s.Backend, s.CustomURL = store.BackendCustom, "http://127.0.0.1:9" // the discard port: nothing listens
-	key := func(k string) string {
-		if k == sessions.EnvAPIKey {
-			return "a-key-for-a-server-that-is-not-there"
-		}
-		return ""
-	}
-	h := newHarnessWith(t, harnessConfig{engine: true, settings: &s, getenv: key}, Options{})
+	cfg := unreachableService()
+	cfg.engine = true
+	h := newHarnessWith(t, cfg, Options{})
 	h.waitReady(t) // the service does not answer: that is the point
 	v := h.voices
 	h.waitFor(t, "the voices to fail", func() bool { return strings.Contains(v.status.Text, "Cannot reach the service") })
@@ -39,6 +33,33 @@ func TestServiceChangeClearsStaleStatus(t *testing.T) {
 			t.Errorf("the Voices tab says %q after the switch to the local engine, want %q", v.status.Text, voicesHint)
 		}
 	})
+}
+
+// unreachableService is an App's configuration whose service is a
+// server that is not there (the discard port of 127.0.0.1), with a key.
+func unreachableService() harnessConfig {
+	s := store.DefaultSettings()
+	s.Backend, s.CustomURL = store.BackendCustom, "http://127.0.0.1:9"
+	key := func(k string) string {
+		if k == sessions.EnvAPIKey {
+			return "a-key-for-a-server-that-is-not-there"
+		}
+		return ""
+	}
+	return harnessConfig{settings: &s, getenv: key}
+}
+
+// readyLocalHarness is an App on the local engine, with miniaudio's null
+// speaker, ready.
+func readyLocalHarness(t *testing.T) *harness {
+	t.Helper()
+	s := store.DefaultSettings()
+	s.Backend = store.BackendLocal
+	h := newVoicesHarness(t, s)
+	if err := h.waitReady(t); err != nil {
+		t.Fatalf("OnReady(%v)", err)
+	}
+	return h
 }
 
 // switchingMics lists no microphone until plugged, then one.

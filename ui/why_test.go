@@ -13,12 +13,7 @@ import (
 // that is not turn-based, the region for the local engine, Re-run for an
 // entry whose audio was not kept, Analyze with no analysis ticked.
 func TestDisabledControlsSayWhy(t *testing.T) {
-	s := store.DefaultSettings()
-	s.Backend = store.BackendLocal
-	h := newVoicesHarness(t, s)
-	if err := h.waitReady(t); err != nil {
-		t.Fatalf("OnReady(%v)", err)
-	}
+	h := readyLocalHarness(t)
 
 	// Voices: an aura voice has no turn by turn.
 	v := h.voices
