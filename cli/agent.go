@@ -108,9 +108,14 @@ func agent(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	if f.text {
-		return agentText(ctx, env, a)
+		err = agentText(ctx, env, a)
+	} else {
+		err = agentVoice(ctx, env, a)
 	}
-	return agentVoice(ctx, env, a)
+	if stopErr := a.Stop(); err == nil && stopErr == nil && !a.Kept() {
+		fmt.Fprintln(env.Stderr, "Nothing was said, so no conversation was kept in history.")
+	}
+	return err
 }
 
 // listThinkModels prints the models the agent can think with.

@@ -119,3 +119,25 @@ func TestAgentLanguageModelDoesNotAnswer(t *testing.T) {
 		t.Errorf("--list-models: stderr %q, want %q", got, want)
 	}
 }
+
+// TestAgentTextNothingSaid: with nothing on standard input (or only blank
+// lines), nothing is said, and no conversation is kept in history.
+func TestAgentTextNothingSaid(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"", "\n  \n"} {
+		h := newHarness(t, nil)
+		h.stdin = strings.NewReader(in)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		if code := h.run(t, ctx, "agent", "--text"); code != 0 {
+			t.Fatalf("input %q: exit status %d; stderr %q", in, code, h.stderr.String())
+		}
+		cancel()
+		list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindAgent})
+		if err != nil || len(list) != 0 {
+			t.Errorf("input %q: history %+v (%v), want no conversation", in, list, err)
+		}
+		if !strings.Contains(h.stderr.String(), "Nothing was said, so no conversation was kept") {
+			t.Errorf("input %q: stderr %q does not say nothing was kept", in, h.stderr.String())
+		}
+	}
+}

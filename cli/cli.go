@@ -106,6 +106,8 @@ func (env Env) openWorkspace(ctx context.Context, verb string, readsHistory bool
 		}
 		fmt.Fprintln(env.Stderr, "earshot: "+recoveryLine(rec))
 	}
+	// History keeps why a run failed in the words this command prints.
+	ws.SetErrorWords(func(err error) string { return plainError(err).Error() })
 	return ws, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/count"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -193,7 +194,7 @@ func runConversation(ctx context.Context, env Env, ws *Workspace, req sessions.C
 	if writeErr != nil {
 		return writeErr
 	}
-	fmt.Fprintf(env.Stderr, "Stopped after %.1f s: %d %s ended; saved to history.\n", time.Since(began).Seconds(), turns, plural(turns, "turn"))
+	fmt.Fprintf(env.Stderr, "Stopped after %.1f s: %s ended; saved to history.\n", time.Since(began).Seconds(), count.Of(turns, "turn"))
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return runErr
 	}

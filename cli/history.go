@@ -156,7 +156,15 @@ func history(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	for _, s := range list {
-		fmt.Fprintf(env.Stdout, "%6d  %-12s  %s  %8s  %s\n", s.ID, s.Kind, s.Started.Local().Format("2006-01-02 15:04"), recordingTime(s.Duration), oneLine(s.Title))
+		failed := ""
+		if s.Status == store.StatusFailed {
+			failed = "  (failed"
+			if why := oneLine(s.Error); why != "" {
+				failed += ": " + why
+			}
+			failed += ")"
+		}
+		fmt.Fprintf(env.Stdout, "%6d  %-12s  %s  %8s  %s%s\n", s.ID, s.Kind, s.Started.Local().Format("2006-01-02 15:04"), recordingTime(s.Duration), oneLine(s.Title), failed)
 	}
 	if len(list) == f.limit {
 		fmt.Fprintf(env.Stderr, "The newest %d; --limit shows more.\n", f.limit)
@@ -234,6 +242,7 @@ type sessionJSON struct {
 	Started  string  `json:"started"` // RFC 3339
 	Duration float64 `json:"duration"`
 	Status   string  `json:"status"`
+	Error    string  `json:"error,omitempty"` // why it failed, in words
 	Source   string  `json:"source,omitempty"`
 	Backend  string  `json:"backend,omitempty"`
 	Model    string  `json:"model,omitempty"`
@@ -241,7 +250,7 @@ type sessionJSON struct {
 
 func sessionJSONOf(s store.Session) sessionJSON {
 	return sessionJSON{ID: s.ID, Kind: s.Kind, Title: s.Title, Started: s.Started.Format(time.RFC3339),
-		Duration: s.Duration, Status: s.Status, Source: s.Source, Backend: s.Backend, Model: s.Model}
+		Duration: s.Duration, Status: s.Status, Error: s.Error, Source: s.Source, Backend: s.Backend, Model: s.Model}
 }
 
 // hitJSON is one hit of `history search --json`. Snippet is plain text;

@@ -332,3 +332,41 @@ func TestHistorySearchLocatesFiles(t *testing.T) {
 		t.Errorf("the file's hit for %q: %s, want its time in the recording", word, h.stdout.String())
 	}
 }
+
+// TestFailedRunKeepsItsReason: a transcription that fails is kept in
+// history with why, in the words the command printed.
+func TestFailedRunKeepsItsReason(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, func(c *sessions.WorkspaceConfig) {
+		c.Keys = sessions.NewKeys(&store.Memory{}, func(k string) string {
+			if k == sessions.EnvAPIKey {
+				return "a-key-for-a-server-that-is-not-there"
+			}
+			return ""
+		})
+	})
+	s := store.DefaultSettings()
+	s.Backend, s.CustomURL = store.BackendCustom, "http://127.0.0.1:9" // the discard port: nothing listens
+	if err := h.db.SaveSettings(t.Context(), s); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.run(t, t.Context(), "transcribe", librivox+"0870.wav"); code != 1 {
+		t.Fatalf("exit status %d, want 1; stderr %q", code, h.stderr.String())
+	}
+	list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindFile})
+	if err != nil || len(list) != 1 || list[0].Status != store.StatusFailed {
+		t.Fatalf("history %+v, %v; want the failed run", list, err)
+	}
+	said := strings.TrimSpace(h.stderr.String())
+	why := list[0].Error
+	if !strings.HasPrefix(why, "cannot reach the service") || !strings.HasSuffix(said, why) {
+		t.Errorf("history keeps %q; the command said %q", why, said)
+	}
+	// earshot history says it, and its JSON.
+	if code := h.run(t, t.Context(), "history"); code != 0 || !strings.Contains(h.stdout.String(), "(failed: "+why+")") {
+		t.Errorf("earshot history: exit %d, %q; want why it failed", code, h.stdout.String())
+	}
+	if code := h.run(t, t.Context(), "history", "--json"); code != 0 || !strings.Contains(h.stdout.String(), `"error":"cannot reach the service`) {
+		t.Errorf("earshot history --json: exit %d, %q; want the error", code, h.stdout.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio/device"
+	"github.com/earshot-app/earshot/internal/count"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -189,7 +190,7 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 	if c.SessionID() == 0 {
 		saved = "not saved"
 	}
-	fmt.Fprintf(env.Stderr, "Stopped after %.1f s: %d %s; %s.\n", time.Since(began).Seconds(), len(caps), plural(len(caps), "caption"), saved)
+	fmt.Fprintf(env.Stderr, "Stopped after %.1f s: %s; %s.\n", time.Since(began).Seconds(), count.Of(len(caps), "caption"), saved)
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return runErr
 	}
@@ -209,13 +210,6 @@ func captionLine(c sessions.Caption) string {
 		return fmt.Sprintf("Speaker %d: %s", *c.Speaker+1, c.Text)
 	}
 	return c.Text
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // stopper ends a session on Ctrl+C (ctx), when stopNow is closed (a failed

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/earshot-app/earshot/internal/count"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -99,7 +100,7 @@ Flags:
 	if err := writeOutput(env, output, buf.Bytes()); err != nil {
 		return err
 	}
-	what := fmt.Sprintf("%d %s, %d %s", len(n.Topics), plural(len(n.Topics), "topic"), len(n.ActionItems), plural(len(n.ActionItems), "action item"))
+	what := count.Of(len(n.Topics), "topic") + ", " + count.Of(len(n.ActionItems), "action item")
 	switch {
 	case !written:
 		fmt.Fprintf(env.Stderr, "The notes of “%s” (%s), written by %s on %s, from history; --redo writes them again.\n",

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/earshot-app/earshot/internal/count"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -144,9 +145,9 @@ func writeRerunText(env Env, res *sessions.RerunResult) error {
 		fmt.Fprintf(w, "Word error rate: none, as the original has no words (the re-run has %d).\n", len(strings.Fields(n.Transcript)))
 		return nil
 	}
-	fmt.Fprintf(w, "Word error rate of the re-run against the original: %.1f%% (%d %s, %d %s, %d %s in %d %s)\n",
-		100*res.WER, d.Substitutions, plural(d.Substitutions, "substitution"), d.Deletions, plural(d.Deletions, "deletion"),
-		d.Insertions, plural(d.Insertions, "insertion"), d.RefWords, plural(d.RefWords, "word"))
+	fmt.Fprintf(w, "Word error rate of the re-run against the original: %.1f%% (%s, %s, %s in %s)\n",
+		100*res.WER, count.Of(d.Substitutions, "substitution"), count.Of(d.Deletions, "deletion"),
+		count.Of(d.Insertions, "insertion"), count.Of(d.RefWords, "word"))
 	return nil
 }
 

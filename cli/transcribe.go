@@ -297,7 +297,7 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 	}
 	defer stopTicking()
 
-	ft := sessions.FileTranscription{Client: conn.Client, History: ws.History, Backend: conn.Name, KeepAudio: s.KeepAudio}
+	ft := sessions.FileTranscription{Client: conn.Client, History: ws.FileHistory(), Backend: conn.Name, KeepAudio: s.KeepAudio}
 	sess := ft.Session(path, sessions.ListenOptions(s, api.Batch))
 	if err := sess.Start(ctx); err != nil {
 		return err
@@ -353,9 +353,12 @@ func plainError(err error) error {
 	var apiErr *api.Error
 	var dns *net.DNSError
 	var done *reworded
+	var partial *sessions.PartialSynthesisError
 	switch {
 	case errors.As(err, &done):
 		return err // already in plain words
+	case errors.As(err, &partial):
+		return reword(err, "%s", partial.Error()) // how much was spoken first, then why it stopped
 	case errors.Is(err, context.Canceled):
 		return reword(err, "cancelled")
 	case errors.Is(err, sessions.ErrNoKey):

@@ -33,7 +33,7 @@ func version(_ context.Context, env Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "Usage: earshot version (or earshot --version)\n\nPrints the version, the commit, the Go release and the engines of this build.")
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return errUsage // the flag package has said what was wrong, and the usage
 	}
 	if fs.NArg() > 0 {
 		return usageError(env, "version")("takes no arguments")

@@ -33,3 +33,31 @@ func TestVersion(t *testing.T) {
 		t.Errorf("help does not list version: %q", out.String())
 	}
 }
+
+// TestUnknownFlagSaidOnce: every command, given a flag it does not
+// know, says so once, with its usage, and exits 2 (a usage mistake).
+func TestUnknownFlagSaidOnce(t *testing.T) {
+	cases := [][]string{{"--version", "--x"}, {"history", "export", "--x"}, {"history", "search", "--x"}}
+	for name := range commands {
+		cases = append(cases, []string{name, "--x"})
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			env := Env{Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
+			code := Run(t.Context(), env, args)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (a usage mistake)", code)
+			}
+			if n := strings.Count(errOut.String(), "flag provided but not defined"); n != 1 {
+				t.Errorf("the mistake is said %d times, want once:\n%s", n, errOut.String())
+			}
+			if !strings.Contains(errOut.String(), "Usage: earshot") {
+				t.Errorf("no usage is printed:\n%s", errOut.String())
+			}
+			if out.Len() > 0 {
+				t.Errorf("standard output: %q, want nothing", out.String())
+			}
+		})
+	}
+}

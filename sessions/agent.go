@@ -96,11 +96,13 @@ type AppFunction struct {
 	Run func(ctx context.Context, args json.RawMessage) (string, error)
 }
 
-// AgentHistory keeps conversations: RecordHistory and their lines.
+// AgentHistory keeps conversations: RecordHistory and their lines. A
+// conversation in which nothing was said is deleted as it ends.
 type AgentHistory interface {
 	RecordHistory
 	AddSegment(ctx context.Context, g store.Segment) (int64, error)
 	SaveAudio(ctx context.Context, id int64, a store.Audio) error
+	DeleteSession(ctx context.Context, id int64) error
 }
 
 // AgentConfig configures an AgentSession.
@@ -156,6 +158,10 @@ type AgentSession struct {
 	stopPlayer Player
 	bargeAt    atomic.Int64 // when the last UserStartedSpeaking was read (clock, UnixNano)
 	stoppedAt  atomic.Int64 // when the receiver then stopped the speaker; 0 when it did not
+
+	// dropped is set as the conversation ends when nothing was said in
+	// it, so that history does not keep it (Kept).
+	dropped atomic.Bool
 }
 
 // Events of an agent session.
@@ -175,10 +181,15 @@ type (
 	// AgentAudioDoneEvent: the agent sent the last of its reply.
 	AgentAudioDoneEvent struct{ At time.Time }
 	// AgentBargeInEvent: the person spoke over the agent; the agent's
-	// voice stopped after StoppedIn.
+	// voice stopped StoppedIn after the service said so
+	// (UserStartedSpeaking), and Silenced after the person's voice began
+	// at the microphone: what the person lived, the service's time to
+	// hear them included. Silenced is 0 when the client did not hear the
+	// person's voice begin (a typed conversation, a voice too quiet).
 	AgentBargeInEvent struct {
 		At        time.Time
 		StoppedIn time.Duration
+		Silenced  time.Duration
 		// Cut reports that the agent was speaking.
 		Cut bool
 	}
@@ -415,6 +426,7 @@ type micFrame struct {
 	at     time.Time
 	t      time.Duration
 	queued time.Duration
+	dur    time.Duration // its length
 }
 
 // receive reads the next message; UserStartedSpeaking stops the agent's
@@ -485,8 +497,9 @@ func (a *AgentSession) run(ctx context.Context) error {
 				// The source reuses its buffer: the loop gets a copy,
 				// with where the speaker's playhead was as it was
 				// recorded (the echo canceller's alignment).
-				recorded += audio.FramesDuration(int64(len(pcm)/max(1, src.Format().Channels)), src.Format().SampleRate)
-				f := micFrame{pcm: append([]int16(nil), pcm...), at: a.clock.Now(), t: recorded}
+				dur := audio.FramesDuration(int64(len(pcm)/max(1, src.Format().Channels)), src.Format().SampleRate)
+				recorded += dur
+				f := micFrame{pcm: append([]int16(nil), pcm...), at: a.clock.Now(), t: recorded, dur: dur}
 				if player != nil {
 					f.playhead, f.queued = player.Played(), player.Queued()
 				}
@@ -526,6 +539,10 @@ func (a *AgentSession) run(ctx context.Context) error {
 	var fin, fout []float32
 	var talkUntil time.Duration // the microphone's clock
 	var recent []float64        // the microphone's RMS, last frames
+	// The person's voice as the client hears it: when the current run of
+	// it began (the start of its first frame), and when it was last heard.
+	var voiceFrom, voiceLast time.Time
+	var runFrom time.Time // the start of the frames of a double talk being decided
 	talkFrames := 0
 	var preRoll [][]int16 // cleaned frames held while double talk is decided
 	floor := 30.0         // the room's noise (RMS), measured while the agent is silent
@@ -625,8 +642,13 @@ loop:
 				// brief, a person's voice is not. What the person said
 				// while it was being decided goes first (preRoll).
 				if o := rms(out); o > doubleTalkRatio*slices.Max(recent) && o > doubleTalkOverFloor*floor {
+					if talkFrames == 0 {
+						runFrom = mf.at.Add(-mf.dur)
+					}
 					if talkFrames++; talkFrames >= doubleTalkFrames {
 						talkUntil = now + doubleTalkHold
+						// The person's voice, from the run's first frame.
+						voiceFrom, voiceLast = voiceRun(voiceFrom, voiceLast, runFrom, mf.at)
 					}
 				} else {
 					talkFrames = 0
@@ -646,6 +668,9 @@ loop:
 				} else {
 					floor += (r - floor) * 0.01
 				}
+			}
+			if !(echo != nil && warm && now < playingUntil) && rms(out) > max(doubleTalkOverFloor*floor, minVoiceRMS) {
+				voiceFrom, voiceLast = voiceRun(voiceFrom, voiceLast, mf.at.Add(-mf.dur), mf.at)
 			}
 			if a.gated(playingUntil, now, warm) {
 				// Nothing of the microphone goes (KeepAlive holds the
@@ -726,10 +751,15 @@ loop:
 						echo.Stopped()
 					}
 				}
-				ev.StoppedIn = a.clock.Now().Sub(r.at)
+				silent := a.clock.Now()
+				ev.StoppedIn = silent.Sub(r.at)
 				if stopped := a.stoppedAt.Load(); stopped != 0 {
 					// The receiver stopped it as it read the message.
 					ev.StoppedIn = time.Duration(max(0, stopped-a.bargeAt.Load()))
+					silent = time.Unix(0, stopped)
+				}
+				if !voiceFrom.IsZero() && r.at.Sub(voiceLast) < voiceGap && !voiceFrom.After(silent) {
+					ev.Silenced = silent.Sub(voiceFrom)
 				}
 				if speaking {
 					sound.cut(a.clock.Now().Sub(start))
@@ -808,7 +838,14 @@ loop:
 	if runErr != nil {
 		status = store.StatusFailed
 	}
-	a.rec.finish(status, a.clock.Now().Sub(start).Seconds(), runErr)
+	length := a.clock.Now().Sub(start).Seconds()
+	if runErr == nil && seq == 0 && a.rec != nil {
+		// Nothing was said, by either side: nothing is kept (a typed
+		// conversation whose input was empty, a Start then Stop).
+		a.dropped.Store(a.rec.drop(a.cfg.History.DeleteSession, length))
+	} else {
+		a.rec.finish(status, length, runErr)
+	}
 	if runErr != nil {
 		a.emit(&StateEvent{State: StateFailed, Err: runErr})
 		return runErr
@@ -831,6 +868,20 @@ type TurnLatency struct {
 // minVoiceRMS is the quietest a frame of the person's voice can be, in a
 // silent room.
 const minVoiceRMS = 100
+
+// voiceGap is the longest pause inside one stretch of a person's voice:
+// a longer silence, and the next voice heard begins another.
+const voiceGap = 700 * time.Millisecond
+
+// voiceRun takes microphone audio from begun to end that holds the
+// person's voice: from and last, when the stretch of voice began and
+// when it was last heard, become those with the audio in the stretch.
+func voiceRun(from, last, begun, end time.Time) (time.Time, time.Time) {
+	if from.IsZero() || begun.Sub(last) > voiceGap {
+		from = begun
+	}
+	return from, end
+}
 
 // turnTiming is the timing of a turn of the person's, until the agent's
 // voice answers it.
@@ -886,6 +937,10 @@ func (a *AgentSession) runFunction(ctx context.Context, f api.FunctionCall) {
 // ID is the conversation's id in history (0 before it started, or
 // without history).
 func (a *AgentSession) ID() int64 { return a.rec.ID() }
+
+// Kept reports whether history keeps the conversation: once it has
+// ended, false when nothing was said in it (or there is no history).
+func (a *AgentSession) Kept() bool { return a.rec != nil && !a.dropped.Load() }
 
 // HistoryFunctions are the client-side functions over the person's
 // history: search it and summarise a past session (leaving out the
@@ -1087,7 +1142,7 @@ func (w *Workspace) StartAgent(ctx context.Context, req AgentRequest) (*AgentSes
 	}
 	var a *AgentSession
 	self := func() int64 { return a.ID() }
-	cfg := AgentConfig{Dialer: ClientAgent{conn.Client}, Inspector: w.inspector, Settings: set, Mode: req.Mode, History: w.cfg.History,
+	cfg := AgentConfig{Dialer: ClientAgent{conn.Client}, Inspector: w.inspector, Settings: set, Mode: req.Mode, History: w.history(),
 		Backend: conn.Name, Logger: w.log, Functions: w.HistoryFunctions(self), Source: req.Source}
 	if !req.Text && cfg.Source == nil {
 		src, _, err := w.openSource(ctx, s, nil, "", req.DeviceID)

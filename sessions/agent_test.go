@@ -272,14 +272,24 @@ func TestAgentBargeInStopsPlayback(t *testing.T) {
 	// A long answer: the built-in assistant says what it can do.
 	a.Say("tell me about the weather in paris")
 	ev.waitFor(t, ctx, "the agent's voice", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentSpeakingEvent); return ok })
+	spoke := time.Now()
 	mic.speak(interruption)
 	b := ev.waitFor(t, ctx, "the barge-in", func(e sessions.Event) bool { _, ok := e.(*sessions.AgentBargeInEvent); return ok }).(*sessions.AgentBargeInEvent)
+	seen := time.Since(spoke)
 	if !b.Cut {
 		t.Error("the barge-in found the agent silent")
 	}
-	t.Logf("playback stopped %v after UserStartedSpeaking", b.StoppedIn)
+	t.Logf("playback stopped %v after UserStartedSpeaking, %v after the person's voice began (the test saw the event %v after it queued the speech)", b.StoppedIn, b.Silenced, seen)
 	if b.StoppedIn > 50*time.Millisecond {
 		t.Errorf("the playback stopped %v after UserStartedSpeaking, want within 50 ms", b.StoppedIn)
+	}
+	// What the person lived runs from their voice, at the microphone, to
+	// the agent's silence: the service's time to hear them included, so
+	// more than the last step, and no more than the test itself waited
+	// (a frame of the microphone more: the speech starts in one). The
+	// engine needs two frames of voice at least to hear it.
+	if b.Silenced < b.StoppedIn || b.Silenced < 40*time.Millisecond || b.Silenced > seen+40*time.Millisecond {
+		t.Errorf("the barge-in says the voice stopped %v after the person's began; UserStartedSpeaking to the stop took %v, the speech was queued %v before", b.Silenced, b.StoppedIn, seen)
 	}
 	ev.waitFor(t, ctx, "the answer to the interruption", assistantSaid("Two plus two is four."))
 	// The spoken turn's timing runs from the end of the person's voice
@@ -501,5 +511,36 @@ func TestAgentLanguageModelCallsTheApp(t *testing.T) {
 	}
 	if ch, err = ws.AgentChoices(ctx); err != nil || len(ch.Models) != 1 {
 		t.Errorf("the agent's models without a server: %+v, %v", ch.Models, err)
+	}
+}
+
+// TestAgentNothingSaidNothingKept: a conversation started and stopped
+// with nothing said by either side leaves no entry in history.
+func TestAgentNothingSaidNothingKept(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	db := openDB(t)
+	ws := agentWorkspace(t, db)
+	a, err := ws.StartAgent(ctx, sessions.AgentRequest{Text: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := watchAgent(a)
+	ev.waitFor(t, ctx, "the conversation", func(e sessions.Event) bool {
+		w, ok := e.(*sessions.AgentWireEvent)
+		return ok && w.Type == api.TypeSettingsApplied
+	})
+	if a.ID() == 0 {
+		t.Fatal("the conversation has no entry while it runs")
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if a.Kept() {
+		t.Error("Kept reports a conversation in which nothing was said")
+	}
+	list, err := db.Sessions(ctx, store.Filter{Kind: store.KindAgent})
+	if err != nil || len(list) != 0 {
+		t.Errorf("history %+v (%v), want nothing", list, err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/count"
 	"github.com/earshot-app/earshot/internal/document"
 	"github.com/earshot-app/earshot/internal/textseg"
 	"github.com/earshot-app/earshot/store"
@@ -699,7 +700,7 @@ func cutToLimit(req *api.ReadRequest, res *AnalysisResult, first int) {
 		part := textseg.FirstTokens(req.Text, first)
 		if part != req.Text {
 			req.Text, res.Text = part, part
-			res.Source += fmt.Sprintf(", first %d tokens", textseg.Tokens(part))
+			res.Source += ", first " + count.Of(textseg.Tokens(part), "token")
 			res.Title += " (first part)"
 		}
 	}
@@ -912,7 +913,7 @@ func (w *Workspace) StartAnalysis(ctx context.Context, in AnalysisInput, f Featu
 	if err != nil {
 		return nil, err
 	}
-	a := Analysis{Client: conn.Client, History: w.cfg.History, Backend: conn.Name, Language: s.Language, Logger: w.log}
+	a := Analysis{Client: conn.Client, History: w.history(), Backend: conn.Name, Language: s.Language, Logger: w.log}
 	as := a.Session(in, f)
 	if err := as.Start(ctx); err != nil {
 		return nil, err

@@ -293,7 +293,8 @@ type captionsRun struct {
 	pending   []chunk // unfinalized audio, sent or not
 	finalized int64   // session sample up to which finals cover
 	seq       int
-	dropped   int64 // samples dropped from a full buffer
+	model     string // the uuid of the model the service last named, as saved
+	dropped   int64  // samples dropped from a full buffer
 	lastLevel time.Time
 	level     audio.Meter
 	lastErr   error
@@ -809,11 +810,20 @@ func (r *captionsRun) onMessage(ctx context.Context, m api.ListenMessage) error 
 		r.finalizedCh[channel] = max(r.finalizedCh[channel], int64(end*streamRate+0.5))
 		r.finalized = slices.Min(r.finalizedCh)
 		r.dropFinalized()
+		// The model the service names is kept with the first caption it
+		// made, and again whenever it names another: what the export says
+		// transcribed the session.
+		var named *namedModel
+		if u := msg.Metadata.ModelUUID; u != "" && u != r.model {
+			r.model = u
+			named = &namedModel{UUID: u, Info: msg.Metadata.ModelInfo}
+		}
 		for _, cap := range splitBySpeaker(words, alt, msg.SpeechFinal) {
 			cap.Channel, cap.Side = channel, side
 			cap.Seq = r.seq
 			r.seq++
-			r.save(ctx, cap)
+			r.save(ctx, cap, named)
+			named = nil
 			r.c.emit(&FinalEvent{Caption: cap})
 		}
 	case *api.UtteranceEnd:
@@ -878,17 +888,18 @@ func sameSpeaker(a, b *int) bool {
 	return *a == *b
 }
 
-// save writes a caption to history as it arrives.
-func (r *captionsRun) save(ctx context.Context, cap Caption) {
+// save writes a caption to history as it arrives, with the model the
+// service named for it when it is the first of that model's.
+func (r *captionsRun) save(ctx context.Context, cap Caption, named *namedModel) {
 	h := r.c.cfg.History
 	if h == nil {
 		return
 	}
 	words, _ := json.Marshal(cap.Words)
 	details := ""
-	if cap.Side != "" {
-		d, _ := json.Marshal(map[string]string{"side": cap.Side})
-		details = string(d)
+	if d := (captionDetails{Side: cap.Side, Model: named}); d != (captionDetails{}) {
+		b, _ := json.Marshal(d)
+		details = string(b)
 	}
 	r.rec.save(ctx, "a caption", func(ctx context.Context, id int64) error {
 		_, err := h.AddSegment(ctx, store.Segment{

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/asticode/go-astisub"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/count"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -64,26 +66,79 @@ type Transcript struct {
 	Response *api.ListenResponse
 	// Created is when the session started (for the JSON metadata).
 	Created time.Time
+	// Duration is the length of the session's audio in seconds, 0 when
+	// unknown; Models are the models the service named as it transcribed,
+	// in the order it first named them (the JSON metadata, without a
+	// Response).
+	Duration float64
+	Models   []namedModel
+	// Status is how the session ended (store.StatusDone...) and Error,
+	// for a failure, why, in words: exports of a failed session say so.
+	Status, Error string
+}
+
+// namedModel is a model the service named in its results: its uuid and
+// what it said of it.
+type namedModel struct {
+	UUID string        `json:"model_uuid"`
+	Info api.ModelInfo `json:"model_info"`
+}
+
+// captionDetails is the JSON of a live caption's Details in history:
+// the side it was heard on, in a session with two, and the model the
+// service named, on the first caption of each model's.
+type captionDetails struct {
+	Side  string      `json:"side,omitempty"`
+	Model *namedModel `json:"model,omitempty"`
+}
+
+// failure says, for a session that failed, that it did and why: what an
+// export of it writes before the words kept.
+func (t Transcript) failure() string {
+	if t.Status != store.StatusFailed {
+		return ""
+	}
+	if t.Error == "" {
+		return "This session failed; what follows is what was kept before it did."
+	}
+	return "This session failed: " + strings.TrimSpace(t.Error) + " What follows is what was kept before it did."
 }
 
 // Export writes t in format f.
 func Export(w io.Writer, f ExportFormat, t Transcript) error {
+	failure := t.failure()
 	switch f {
 	case ExportSRT, ExportVTT:
 		subs := subtitles(t.Captions, f == ExportVTT)
+		if f == ExportVTT && failure != "" {
+			// A NOTE block, which players skip, right after the header.
+			var b bytes.Buffer
+			if len(subs.Items) > 0 {
+				if err := subs.WriteToWebVTT(&b); err != nil {
+					return err
+				}
+			}
+			body := strings.TrimPrefix(b.String(), "WEBVTT\n")
+			_, err := io.WriteString(w, "WEBVTT\n\nNOTE "+failure+"\n"+body)
+			return err
+		}
 		if len(subs.Items) == 0 {
 			if f == ExportVTT {
 				_, err := io.WriteString(w, "WEBVTT\n")
 				return err
 			}
-			return nil // an empty SRT file is empty
+			return nil // an empty SRT file is empty; SRT has no place for a note
 		}
 		if f == ExportSRT {
 			return subs.WriteToSRT(w)
 		}
 		return subs.WriteToWebVTT(w)
 	case ExportText:
-		_, err := io.WriteString(w, plainText(t.Captions))
+		text := plainText(t.Captions)
+		if failure != "" {
+			text = failure + "\n\n" + text
+		}
+		_, err := io.WriteString(w, text)
 		return err
 	case ExportJSON:
 		resp := t.Response
@@ -92,6 +147,14 @@ func Export(w io.Writer, f ExportFormat, t Transcript) error {
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		if failure != "" {
+			// The service's shape, and beside it how the session ended.
+			return enc.Encode(struct {
+				*api.ListenResponse
+				Status string `json:"status"`
+				Error  string `json:"error,omitempty"`
+			}{resp, t.Status, t.Error})
+		}
 		return enc.Encode(resp)
 	}
 	return fmt.Errorf("unknown export format %q", f)
@@ -273,14 +336,25 @@ func responseOf(t Transcript) *api.ListenResponse {
 	if created.IsZero() {
 		created = time.Now()
 	}
+	duration := end
+	if t.Duration > 0 {
+		duration = t.Duration // the session's, which runs past its last words
+	}
+	models, info := []string{}, map[string]api.ModelInfo{}
+	for _, m := range t.Models {
+		if _, ok := info[m.UUID]; !ok {
+			models = append(models, m.UUID)
+		}
+		info[m.UUID] = m.Info
+	}
 	return &api.ListenResponse{
 		Metadata: api.ListenMetadata{
 			TransactionKey: "deprecated",
 			Created:        created.UTC().Format("2006-01-02T15:04:05.000Z"),
-			Duration:       end,
+			Duration:       duration,
 			Channels:       1,
-			Models:         []string{},
-			ModelInfo:      map[string]api.ModelInfo{},
+			Models:         models,
+			ModelInfo:      info,
 		},
 		Results: api.ListenResults{
 			Channels:   []api.ResultChannel{{Alternatives: []api.Alternative{alt}}},
@@ -415,7 +489,7 @@ func writeSynthesisMarkdown(w *bufio.Writer, s SavedSynthesis) {
 		item("Expressivity: %+d", d.Expressivity)
 	}
 	if d.TurnByTurn {
-		item("Spoken turn by turn (%d turns)", d.Turns)
+		item("Spoken turn by turn (%s)", count.Of(d.Turns, "turn"))
 	}
 	if d.TimeToFirstAudioMS > 0 {
 		item("Time to first audio: %.0f ms", d.TimeToFirstAudioMS)

@@ -77,15 +77,7 @@ func TestCaptionsKeptAudioAligned(t *testing.T) {
 		pcm = append(pcm, loadPCM(t, librivoxPath(id))...)
 		pcm = append(pcm, make([]int16, 8000)...)
 	}
-	src, err := audio.NewReplay(mono16k, pcm, audio.ReplayConfig{FrameDuration: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ws.StartCaptions(ctx, sessions.CaptionsRequest{Source: src, SourceName: "reading"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
+	c := replayCaptions(t, ctx, ws, pcm)
 	var finals []sessions.Caption
 	for ev := range c.Events() {
 		switch ev := ev.(type) {
@@ -298,15 +290,7 @@ func TestCaptionsKeepAudioOff(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
 	db := openDB(t)
 	ws, _ := localWorkspace(t, db, func(s *store.Settings) { s.KeepAudio = false })
-	src, err := audio.NewReplay(mono16k, loadPCM(t, librivoxPath("0870")), audio.ReplayConfig{FrameDuration: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ws.StartCaptions(ctx, sessions.CaptionsRequest{Source: src, SourceName: "reading"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
+	c := replayCaptions(t, ctx, ws, loadPCM(t, librivoxPath("0870")))
 	finals := 0
 	for ev := range c.Events() {
 		if _, ok := ev.(*sessions.FinalEvent); ok {

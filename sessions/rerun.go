@@ -136,7 +136,7 @@ func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, prog
 
 	optJSON, _ := json.Marshal(lo.Query())
 	details, _ := json.Marshal(rerunDetails{RerunOf: id})
-	rec, err := openRecord(ctx, h, store.Session{
+	rec, err := openRecord(ctx, w.history(), store.Session{
 		Kind:    store.KindFile,
 		Title:   rerunTitle(orig.Title),
 		Source:  orig.Source,

@@ -216,6 +216,7 @@ type RecordHistory interface {
 // use: the session's run loop owns it.
 type record struct {
 	h      RecordHistory
+	words  func(error) string // why it failed, in words (SetErrorWords)
 	id     int64
 	clock  Clock
 	log    *slog.Logger
@@ -245,7 +246,11 @@ func openRecord(ctx context.Context, h RecordHistory, s store.Session, clk Clock
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &record{h: h, id: id, clock: clk, log: log, report: report}, nil
+	r := &record{h: h, id: id, clock: clk, log: log, report: report, words: error.Error}
+	if wh, ok := h.(interface{ errorWords(error) string }); ok {
+		r.words = wh.errorWords
+	}
+	return r, nil
 }
 
 // ID returns the record's id in history, 0 without history.
@@ -281,6 +286,22 @@ func (r *record) fail(what string, err error) {
 	}
 }
 
+// drop removes the record from history, with del, for a session that
+// left nothing to keep: nothing said, nothing saved. It reports whether
+// it did; when it could not, the record is finished as done, so that no
+// entry stays "in progress".
+func (r *record) drop(del func(ctx context.Context, id int64) error, duration float64) bool {
+	if r == nil {
+		return false
+	}
+	if err := del(context.Background(), r.id); err != nil {
+		r.log.Warn("sessions: could not remove an empty entry from history", "session", r.id, "err", err)
+		r.finish(store.StatusDone, duration, nil)
+		return false
+	}
+	return true
+}
+
 // finish closes the record with status and the session's length in
 // seconds; err, when not nil, is why the session failed.
 func (r *record) finish(status string, duration float64, err error) {
@@ -289,7 +310,7 @@ func (r *record) finish(status string, duration float64, err error) {
 	}
 	msg := ""
 	if err != nil {
-		msg = err.Error()
+		msg = r.words(err)
 	}
 	if ferr := r.h.FinishSession(context.Background(), r.id, r.clock.Now(), duration, status, msg); ferr != nil {
 		r.fail("the end of the session", ferr)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/earshot-app/earshot/api"
@@ -72,6 +73,9 @@ type Workspace struct {
 	// gen counts the drops, so that a connection built from settings
 	// that changed while it was being built is not kept.
 	gen uint64
+
+	// words, once set, words why a session failed, in history.
+	words atomic.Pointer[func(error) string]
 }
 
 // dialer is how the workspace's connections reach the service.
@@ -90,6 +94,34 @@ func NewWorkspace(cfg WorkspaceConfig) (*Workspace, error) {
 	}
 	ins := NewInspector(InspectorConfig{Store: cfg.History, Logger: log})
 	return &Workspace{cfg: cfg, log: log, inspector: ins}, nil
+}
+
+// SetErrorWords has history keep why a session failed in words: the
+// words the person is shown for err (the app's, or the command line's),
+// not the error's own text, which names the layers it went through. Call
+// it before sessions start.
+func (w *Workspace) SetErrorWords(words func(err error) string) { w.words.Store(&words) }
+
+// history is the history the workspace's sessions keep their records
+// in: with the words of SetErrorWords.
+func (w *Workspace) history() wordedHistory { return wordedHistory{DB: w.cfg.History, w: w} }
+
+// FileHistory is the history a FileTranscription made outside the
+// workspace keeps its record in, as the workspace's own do.
+func (w *Workspace) FileHistory() FileHistory { return w.history() }
+
+// wordedHistory is history whose records word their failures.
+type wordedHistory struct {
+	*store.DB
+	w *Workspace
+}
+
+// errorWords words err as SetErrorWords asked, else as err says.
+func (h wordedHistory) errorWords(err error) string {
+	if f := h.w.words.Load(); f != nil && *f != nil {
+		return (*f)(err)
+	}
+	return err.Error()
 }
 
 // Inspector returns the wire inspector of every connection the workspace
@@ -252,7 +284,7 @@ func (w *Workspace) Voices(ctx context.Context) (*Voices, error) {
 		Models:       func(ctx context.Context) (*api.ModelList, error) { return conn.Client.Models(ctx, false) },
 		Speakers:     w.cfg.Speakers,
 		OutputDevice: s.OutputDevice,
-		History:      w.cfg.History,
+		History:      w.history(),
 		Backend:      conn.Name,
 		Logger:       w.log,
 	}), nil
@@ -418,7 +450,7 @@ func (w *Workspace) StartCaptions(ctx context.Context, req CaptionsRequest) (*Ca
 		Streamer:   ClientStreamer{Client: conn.Client},
 		Options:    opts,
 		Source:     src,
-		History:    w.cfg.History,
+		History:    w.history(),
 		Title:      "Live captions",
 		SourceName: name,
 		Backend:    conn.Name,
@@ -500,7 +532,7 @@ func (w *Workspace) StartConversation(ctx context.Context, req ConversationReque
 		Streamer:   ClientStreamer{Client: conn.Client},
 		Options:    opts,
 		Source:     src,
-		History:    w.cfg.History,
+		History:    w.history(),
 		Title:      "Conversation",
 		SourceName: name,
 		Backend:    conn.Name,
@@ -562,7 +594,7 @@ func (w *Workspace) StartFileTranscription(ctx context.Context, path string) (*F
 	if err != nil {
 		return nil, err
 	}
-	f := FileTranscription{Client: conn.Client, History: w.cfg.History, Backend: conn.Name, Logger: w.log, KeepAudio: s.KeepAudio}
+	f := FileTranscription{Client: conn.Client, History: w.history(), Backend: conn.Name, Logger: w.log, KeepAudio: s.KeepAudio}
 	fs := f.Session(path, ListenOptions(s, api.Batch))
 	if err := fs.Start(ctx); err != nil {
 		return nil, err
@@ -593,7 +625,7 @@ func (w *Workspace) Transcript(ctx context.Context, id int64) (Transcript, error
 	if err != nil {
 		return Transcript{}, err
 	}
-	t := Transcript{Title: sess.Title, Created: sess.Started}
+	t := Transcript{Title: sess.Title, Created: sess.Started, Duration: sess.Duration, Status: sess.Status, Error: sess.Error}
 	if sess.Kind == store.KindFile {
 		body, err := w.cfg.History.Response(ctx, id)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -619,11 +651,12 @@ func (w *Workspace) Transcript(ctx context.Context, id int64) (Transcript, error
 		}
 		c := Caption{Seq: s.Seq, Start: s.Start, End: s.End, Speaker: s.Speaker, Text: s.Text, Confidence: s.Confidence, Channel: s.Channel}
 		if sess.Kind == store.KindCaptions && s.Details != "" {
-			var d struct {
-				Side string `json:"side"`
-			}
+			var d captionDetails
 			if err := json.Unmarshal([]byte(s.Details), &d); err == nil {
 				c.Side = d.Side
+				if d.Model != nil {
+					t.Models = append(t.Models, *d.Model)
+				}
 			}
 		}
 		if s.Words != "" {

@@ -5,7 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/earshot-app/earshot/internal/testkit"
 )
 
 func TestWriteFile(t *testing.T) {
@@ -58,5 +62,34 @@ func TestWriteFile(t *testing.T) {
 	// A folder that does not exist is an error that names it.
 	if err := WriteFile(filepath.Join(dir, "none", "x"), write("x")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("WriteFile into a missing folder = %v, want not-exist", err)
+	}
+}
+
+// TestWriteFileNamesTheChosenFile: a file that cannot be saved is named
+// as the person chose it, never by the temporary file written first.
+func TestWriteFileNamesTheChosenFile(t *testing.T) {
+	write := func(w io.Writer) error { _, err := w.Write(make([]byte, 1<<20)); return err }
+	notDir := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, path string
+		why        error
+	}{
+		{"read-only", filepath.Join(testkit.ReadOnlyDir(t), "test.mp3"), syscall.EROFS},
+		{"a file for a folder", filepath.Join(notDir, "test.mp3"), syscall.ENOTDIR},
+		{"a full disk", filepath.Join(testkit.SmallFolder(t, 256<<10), "test.mp3"), syscall.ENOSPC},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := WriteFile(tt.path, write)
+			var se *SaveError
+			if !errors.As(err, &se) || se.Path != tt.path || !errors.Is(err, tt.why) {
+				t.Fatalf("WriteFile = %v, want a SaveError of %s for %v", err, tt.path, tt.why)
+			}
+			if strings.Contains(err.Error(), ".part-") {
+				t.Errorf("the error names the temporary file: %v", err)
+			}
+		})
 	}
 }

@@ -94,6 +94,10 @@ type agentLive struct {
 	cards    map[string]*widget.Card
 	turns    int
 	bargeIns int
+	// idle is what the status says while the conversation runs;
+	// interrupted what it says of the last barge-in, until the agent's
+	// next reply.
+	idle, interrupted string
 }
 
 func newAgentTab(a *App) *agentTab { return &agentTab{app: a} }
@@ -318,9 +322,10 @@ func (t *agentTab) showError(what string, err error) {
 	t.app.log.Warn(what, "err", err)
 	if errors.Is(err, device.ErrNoDevice) || errors.Is(err, device.ErrNoAudioBackend) {
 		t.setStatus("No microphone found. Tick Type only to type to the agent, or connect a microphone.", widget.DangerImportance)
-		return
+	} else {
+		t.setStatus(plainError(err), widget.DangerImportance)
 	}
-	t.setStatus(plainError(err), widget.DangerImportance)
+	t.app.noteStatus(t.status, err, agentIdleStatus)
 }
 
 // updateControls enables what can be done now.
@@ -400,11 +405,11 @@ func (t *agentTab) startConversation() {
 			t.starting = false
 			t.live = live
 			s.SetMuted(t.mute.Checked)
+			live.idle = "Speak to the agent; speaking while it talks interrupts it."
 			if req.Text {
-				t.setStatus("Type to the agent, and press Enter.", widget.SuccessImportance)
-			} else {
-				t.setStatus("Speak to the agent; speaking while it talks interrupts it.", widget.SuccessImportance)
+				live.idle = "Type to the agent, and press Enter."
 			}
+			t.setStatus(live.idle, widget.SuccessImportance)
 			t.updateControls()
 			t.app.window.Canvas().Focus(t.input)
 			if t.auto != nil {
@@ -436,10 +441,13 @@ func (t *agentTab) ended(l *agentLive, err error) {
 	if t.live == l {
 		t.live = nil
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		t.showError("the conversation ended", err)
-	} else {
-		t.setStatus(fmt.Sprintf("Stopped. %d %s saved to history.", l.turns, pluralWord(l.turns, "reply")), widget.MediumImportance)
+	case !l.s.Kept():
+		t.setStatus("Stopped. Nothing was said, so nothing was kept in history.", widget.MediumImportance)
+	default:
+		t.setStatus("Stopped. "+plural(l.turns, "reply")+" saved to history.", widget.MediumImportance)
 	}
 	t.updateControls()
 	t.app.historyChanged(store.KindAgent)
@@ -514,7 +522,7 @@ func (t *agentTab) openPast(s store.Session) {
 			if s.Status == store.StatusInterrupted {
 				ended = "interrupted: Earshot stopped before it ended"
 			}
-			t.setStatus(joinDot("The conversation of "+s.Started.Format("2 January 2006, 15:04"), fmt.Sprintf("%d %s", len(lines), pluralWord(len(lines), "line")), ended), widget.MediumImportance)
+			t.setStatus(joinDot("The conversation of "+s.Started.Format("2 January 2006, 15:04"), plural(len(lines), "line"), ended), widget.MediumImportance)
 		})
 	})
 }
@@ -623,6 +631,10 @@ func (t *agentTab) applyEvents(l *agentLive, batch []sessions.Event) {
 		case *sessions.AgentSpeakingEvent:
 			l.latency = t.addLatency(latencyStrip(e))
 			grew = true
+			if l.interrupted != "" && t.status.Text == l.interrupted {
+				t.setStatus(l.idle, widget.SuccessImportance) // a new turn: the barge-in is past
+			}
+			l.interrupted = ""
 		case *sessions.AgentTurnLatencyEvent:
 			// The client's own measures complete the service's.
 			if l.latency == nil {
@@ -633,7 +645,8 @@ func (t *agentTab) applyEvents(l *agentLive, batch []sessions.Event) {
 		case *sessions.AgentBargeInEvent:
 			if e.Cut {
 				l.bargeIns++
-				t.setStatus(fmt.Sprintf("You interrupted the agent; its voice stopped in %s.", shortDuration(e.StoppedIn)), widget.MediumImportance)
+				l.interrupted = bargeInWords(e)
+				t.setStatus(l.interrupted, widget.MediumImportance)
 				l.reply = nil
 			}
 		case *sessions.AgentFunctionEvent:
@@ -662,7 +675,7 @@ func (t *agentTab) applyEvents(l *agentLive, batch []sessions.Event) {
 			t.showError("save the conversation", e)
 		}
 	}
-	t.inspTitle.Title = fmt.Sprintf("Inspector (%d messages)", len(t.wire))
+	t.inspTitle.Title = "Inspector (" + plural(len(t.wire), "message") + ")"
 	t.inspBox.Refresh()
 	t.inspector.Refresh()
 	if grew {
@@ -760,6 +773,15 @@ func latencyStrip(e *sessions.AgentSpeakingEvent) string {
 
 func secondsWords(s float64) string {
 	return shortDuration(time.Duration(s * float64(time.Second)))
+}
+
+// bargeInWords says what the person lived as they spoke over the agent:
+// how long its voice went on once theirs began.
+func bargeInWords(e *sessions.AgentBargeInEvent) string {
+	if e.Silenced <= 0 {
+		return "You interrupted the agent, and its voice stopped."
+	}
+	return "You interrupted the agent: its voice stopped " + shortDuration(e.Silenced) + " after you began to speak."
 }
 
 func shortDuration(d time.Duration) string {

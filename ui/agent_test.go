@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -20,12 +21,7 @@ import (
 // the chat, where the reply's time went and every message in the
 // inspector; a prompt applied live is acknowledged; Stop saves it.
 func TestAgentTab(t *testing.T) {
-	s := store.DefaultSettings()
-	s.Backend = store.BackendLocal
-	h := newVoicesHarness(t, s)
-	if err := h.waitReady(t); err != nil {
-		t.Fatalf("OnReady(%v)", err)
-	}
+	h := readyLocalHarness(t)
 	h.ui(func() { h.SelectTab("Agent") })
 	a := h.agent
 	h.waitFor(t, "the agent's models", func() bool { return len(a.models) > 0 && !a.start.Disabled() })
@@ -156,6 +152,55 @@ func TestAgentTabNoMicrophone(t *testing.T) {
 	h.ui(func() {
 		if !strings.Contains(a.status.Text, "Type only") {
 			t.Errorf("status %q, want a pointer to Type only", a.status.Text)
+		}
+	})
+}
+
+// TestAgentTabNothingSaid: a conversation started and stopped with
+// nothing said is not kept, and the tab says so rather than "saved".
+func TestAgentTabNothingSaid(t *testing.T) {
+	h := readyLocalHarness(t)
+	h.ui(func() { h.SelectTab("Agent") })
+	a := h.agent
+	h.waitFor(t, "the agent's models", func() bool { return len(a.models) > 0 && !a.start.Disabled() })
+	h.ui(func() {
+		a.typeOnly.SetChecked(true)
+		test.Tap(a.start)
+	})
+	h.waitFor(t, "the conversation", func() bool { return a.live != nil && !a.input.Disabled() })
+	h.ui(func() { test.Tap(a.start) })
+	h.waitFor(t, "the end", func() bool { return a.live == nil && strings.HasPrefix(a.status.Text, "Stopped.") })
+	h.ui(func() {
+		if want := "Stopped. Nothing was said, so nothing was kept in history."; a.status.Text != want {
+			t.Errorf("status %q, want %q", a.status.Text, want)
+		}
+	})
+	if list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindAgent}); err != nil || len(list) != 0 {
+		t.Errorf("history %+v, %v; want nothing", list, err)
+	}
+}
+
+// TestAgentBargeInSaysWhatWasHeard: a barge-in says how long the agent's
+// voice went on once the person's began (not the last internal step),
+// and the words go at the agent's next reply.
+func TestAgentBargeInSaysWhatWasHeard(t *testing.T) {
+	h := newHarnessWith(t, harnessConfig{}, Options{})
+	h.waitReady(t)
+	a := h.agent
+	l := &agentLive{cards: map[string]*widget.Card{}, idle: "Speak to the agent; speaking while it talks interrupts it."}
+	h.ui(func() {
+		a.setStatus(l.idle, widget.SuccessImportance)
+		a.applyEvents(l, []sessions.Event{
+			&sessions.AgentSpeakingEvent{Total: 1},
+			&sessions.AgentBargeInEvent{Cut: true, StoppedIn: 3 * time.Microsecond, Silenced: 1500 * time.Millisecond},
+			&sessions.AgentTextEvent{Role: "user", Content: "stop please"},
+		})
+		if want := "You interrupted the agent: its voice stopped 1500 ms after you began to speak."; a.status.Text != want {
+			t.Errorf("status %q, want %q", a.status.Text, want)
+		}
+		a.applyEvents(l, []sessions.Event{&sessions.AgentSpeakingEvent{Total: 1}})
+		if a.status.Text != l.idle {
+			t.Errorf("at the agent's next reply the status says %q, want %q", a.status.Text, l.idle)
 		}
 	})
 }

@@ -40,6 +40,7 @@ var highlightStyle = widget.RichTextStyle{
 type analyzeTab struct {
 	app *App
 	ui  lazyTab // its widgets, built when the tab is first shown
+	off *offWhy // why controls are off, under the toolbar
 
 	input      *docField
 	info       *widget.Label // the source's format and pages, and how it was analysed
@@ -88,7 +89,7 @@ type analyzeTab struct {
 type analysisJob struct{ cancellable }
 
 func newAnalyzeTab(a *App) *analyzeTab {
-	return &analyzeTab{app: a, selected: -1, settings: store.DefaultSettings()}
+	return &analyzeTab{app: a, selected: -1, settings: store.DefaultSettings(), off: newOffWhy()}
 }
 
 func (t *analyzeTab) buildUI() fyne.CanvasObject {
@@ -159,7 +160,7 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 				title.SetText(s.Title)
 			}
 			if detail, ok := c.Objects[1].(*widget.Label); ok {
-				detail.SetText(joinDot(when(s.Started, t.app.now()), s.Source, sessionStatus(s.Status)))
+				detail.SetText(joinDot(when(s.Started, t.app.now()), s.Source, sessionOutcome(s)))
 			}
 		})
 	t.history.OnSelected = func(id widget.ListItemID) { t.selected = id; t.updateControls() }
@@ -173,7 +174,7 @@ func (t *analyzeTab) buildUI() fyne.CanvasObject {
 	// over the address field.
 	toolbar := container.NewVBox(
 		container.NewBorder(nil, nil, container.NewHBox(t.openFile, widget.NewLabel("or URL")), container.NewHBox(t.fetch, t.analyze, t.cancel, t.export), t.url),
-		container.NewHBox(t.checks.box))
+		container.NewHBox(t.checks.box), t.off.line)
 	doc := container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, t.edit, t.title), t.info), nil, nil, nil, t.inputStack)
 	t.results = t.pageList.wrap(t.panel.buildUI())
 	results := container.NewBorder(container.NewHBox(heading("Analysis")), nil, nil, nil, t.results)
@@ -198,6 +199,7 @@ func (t *analyzeTab) setStatus(text string, imp widget.Importance) {
 func (t *analyzeTab) showError(what string, err error) {
 	t.app.log.Warn(what, "err", err)
 	t.setStatus(analysisWords(err, t.backendName()), widget.DangerImportance)
+	t.app.noteStatus(t.status, err, captionsReady)
 }
 
 // backendName names the service the settings choose, for errors.
@@ -231,17 +233,30 @@ func analysisWords(err error, who string) string {
 func (t *analyzeTab) updateControls() {
 	busy := t.job != nil
 	hasInput := strings.TrimSpace(t.input.Text()) != "" || strings.TrimSpace(t.url.Text) != ""
-	enable(t.analyze, !busy && hasInput && t.checks.features().Any())
+	why := ""
+	switch {
+	case busy:
+	case !hasInput:
+		why = "Paste a text, open a document or type a web address to analyse it."
+	case !t.checks.features().Any():
+		why = "Tick at least one analysis to run."
+	}
+	t.off.set(t.analyze, !busy && hasInput && t.checks.features().Any(), why)
 	enable(t.cancel, busy && !t.job.cancelled)
 	enable(t.openFile, !busy)
 	enable(t.fetch, !busy && strings.TrimSpace(t.url.Text) != "")
 	enable(t.url, !busy)
 	t.input.enable(!busy)
 	enable(t.part, !busy)
-	enable(t.export, !busy && t.shown != nil && t.shown.SessionID != 0)
+	why = ""
+	if !busy && t.shown != nil && t.shown.SessionID == 0 {
+		why = "Export writes an analysis from history, which did not keep this one."
+	}
+	t.off.set(t.export, !busy && t.shown != nil && t.shown.SessionID != 0, why)
 	enable(t.edit, !busy && t.sourceBox.Visible())
 	enable(t.reopen, !busy && t.selected >= 0)
 	enable(t.remove, !busy && t.selected >= 0)
+	t.off.show()
 }
 
 // settingsChanged takes the saved settings: the toggles show them.

@@ -284,17 +284,9 @@ func describeSource(f document.Format, pages, words int) string {
 		name = "Markdown"
 	}
 	if pages > 0 {
-		return name + ", " + pluralThousands(pages, "page")
+		return name + ", " + plural(pages, "page")
 	}
-	return name + ", " + pluralThousands(words, "word")
-}
-
-// pluralThousands is n noun(s), n with thousands separators.
-func pluralThousands(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return thousands(n) + " " + noun + "s"
+	return name + ", " + plural(words, "word")
 }
 
 // tell hands how the work asked for by AnalyzeDocument ended to its

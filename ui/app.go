@@ -225,6 +225,9 @@ type App struct {
 	// historyWatchers are the history lists, told by historyChanged
 	// when a tab saved, renamed or deleted a record.
 	historyWatchers []func(kind string)
+	// stale are the status lines that tell about the service or the
+	// devices, cleared when those change (stale.go).
+	stale []staleLine
 
 	// waiting names the parts still loading before OnReady; readyErr is
 	// the first failure among them.
@@ -259,6 +262,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 		waiting: map[string]bool{partService: true, partSettings: true, partKey: true, partHistory: true},
 	}
 	app.header = newHeader(app.useLocalEngine)
+	ws.SetErrorWords(plainError) // history keeps why a session failed as the window says it
 	if app.svc == nil {
 		app.svc = ws
 	}
@@ -447,7 +451,7 @@ func (a *App) buildMenu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		item("Open a recording to converse with…", nil, theme.FolderOpenIcon(), onConversation(a.converse.onOpenFile)),
 	)
-	return a.shareVoiceShortcuts(fyne.NewMainMenu(earshot, captions, conversation, a.voicesMenu(item), a.analyzeMenu(item)))
+	return a.shareVoiceShortcuts(fyne.NewMainMenu(earshot, a.tabsMenu(), captions, conversation, a.voicesMenu(item), a.analyzeMenu(item)))
 }
 
 // SelectTab opens the tab whose title is name, ignoring case, and reports
@@ -679,6 +683,8 @@ func (a *App) loadMicrophones() {
 			a.micsLoading = false
 			if err != nil {
 				a.log.Warn("list microphones", "err", err)
+			} else if len(devs) > 0 {
+				a.changed(aboutDevices) // what was said of none is old news
 			}
 			a.mics, a.systemSounds, a.micsListed = devs, sys, true
 			a.captions.setMicrophones(devs, err)
@@ -704,6 +710,16 @@ func (a *App) loadMicrophones() {
 // keyChanged is called on the UI goroutine once the key was saved or
 // forgotten: the service is asked again, with the key now in force.
 func (a *App) keyChanged() {
+	a.serviceChanged()
+	a.voices.keyChanged()
+}
+
+// serviceChanged is called on the UI goroutine when what answers for the
+// service changed (its backend, region, address or key): what every tab
+// said of the one before is cleared, and the service and its models are
+// asked again.
+func (a *App) serviceChanged() {
+	a.changed(aboutService)
 	a.service.onRefresh()
 	a.agent.serviceChanged()
 }
@@ -759,7 +775,6 @@ func (a *App) settingsSaved(s store.Settings, serviceChanged bool) {
 	a.voices.settingsChanged(s)
 	a.analyze.settingsChanged(s)
 	if serviceChanged {
-		a.service.onRefresh()
-		a.agent.serviceChanged()
+		a.serviceChanged()
 	}
 }

@@ -133,7 +133,7 @@ func (c *captionsTab) buildUI() fyne.CanvasObject {
 	c.entities = widget.NewLabel("")
 	c.entities.Wrapping = fyne.TextWrapWord
 	c.entities.Hide()
-	c.status = widget.NewLabel("Ready.")
+	c.status = widget.NewLabel(captionsReady)
 	c.status.Wrapping = fyne.TextWrapWord
 
 	c.fileLabel = widget.NewLabel("")
@@ -171,6 +171,9 @@ func (c *captionsTab) buildUI() fyne.CanvasObject {
 		nil, nil, split)
 }
 
+// captionsReady is what the status bar says when nothing has happened.
+const captionsReady = "Ready."
+
 // setStatus shows a line in the status bar.
 func (c *captionsTab) setStatus(text string, imp widget.Importance) {
 	c.status.Importance = imp
@@ -181,6 +184,7 @@ func (c *captionsTab) setStatus(text string, imp widget.Importance) {
 func (c *captionsTab) showError(what string, err error) {
 	c.app.log.Warn(what, "err", err)
 	c.setStatus(plainError(err), widget.DangerImportance)
+	c.app.noteStatus(c.status, err, captionsReady)
 }
 
 // updateControls enables what can be done now and labels Start and Mute.
@@ -255,8 +259,10 @@ func (c *captionsTab) setMicrophones(devs []device.Device, err error) {
 	switch {
 	case err != nil && idle:
 		c.setStatus(plainError(err)+" You can still open a recording.", widget.WarningImportance)
+		c.app.noteStatus(c.status, err, captionsReady)
 	case len(devs) == 0 && idle:
 		c.setStatus(plainError(device.ErrNoDevice), widget.WarningImportance)
+		c.app.noteStatus(c.status, device.ErrNoDevice, captionsReady)
 	}
 }
 
@@ -401,6 +407,7 @@ func (c *captionsTab) startLive() {
 	}
 	c.starting = true
 	c.shown = shownSession{title: "Live captions"}
+	c.history.follow(0) // until the live session has its entry
 	c.view.reset("Listening… captions appear here as you speak.")
 	c.app.overlay.follow(c.view)
 	c.title.SetText("Live captions")
@@ -447,6 +454,7 @@ func (c *captionsTab) startLive() {
 func (c *captionsTab) liveFailed(err error) {
 	c.starting = false
 	c.shown = shownSession{}
+	c.history.follow(0)
 	c.view.reset(captionsHint)
 	c.title.SetText("Captions")
 	c.setInfo("")
@@ -459,6 +467,7 @@ func (c *captionsTab) liveStarted(ls *liveSession) {
 	c.starting = false
 	c.live = ls
 	c.shown = shownSession{id: ls.id, title: "Live captions"}
+	c.history.follow(ls.id)
 	c.updateLiveInfo()
 	c.updateControls()
 	c.app.historyChanged(store.KindCaptions)
@@ -685,6 +694,7 @@ func (c *captionsTab) showTranscript(id int64, title string, caps []sessions.Cap
 	if id != 0 && c.live == nil {
 		c.player.load(id)
 	}
+	c.history.follow(id)
 	c.updateControls()
 }
 
@@ -713,6 +723,7 @@ func (c *captionsTab) shownDeleted(id int64) {
 	c.setInfo("")
 	c.entities.Hide()
 	c.view.reset(captionsHint)
+	c.history.follow(0)
 	c.updateControls()
 }
 

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"path/filepath"
 	"time"
@@ -96,6 +95,7 @@ func (c *conversationTab) setStatus(text string, imp widget.Importance) {
 func (c *conversationTab) showError(what string, err error) {
 	c.app.log.Warn(what, "err", err)
 	c.setStatus(plainError(err), widget.DangerImportance)
+	c.app.noteStatus(c.status, err, captionsReady)
 }
 
 // updateControls enables what can be done now.
@@ -210,7 +210,7 @@ func (c *conversationTab) liveEnded(ls *convSession, err error) {
 	if err != nil {
 		c.showError("the conversation ended", err)
 	} else {
-		text := fmt.Sprintf("Stopped. %d %s saved to history.", ls.ended, pluralWord(ls.ended, "turn"))
+		text := "Stopped. " + plural(ls.ended, "turn") + " saved to history."
 		if m, ok := medianLatency(ls); ok {
 			text += " Median end-of-turn latency " + latencyWords(m) + "."
 		}
@@ -219,13 +219,6 @@ func (c *conversationTab) liveEnded(ls *convSession, err error) {
 	c.updateControls()
 	c.app.historyChanged(store.KindConversation)
 	c.app.loaded(partAuto, err)
-}
-
-func pluralWord(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }
 
 // stopLive asks the conversation to stop; its end arrives through

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"unicode"
@@ -103,6 +104,10 @@ func knownWords(err error) (string, bool) {
 		// The name as it is, quoted, never capitalised.
 		return "“" + fe.Name + "”: " + lowerFirst(plainError(fe.Err)), true
 	}
+	var save *sessions.SaveError
+	if errors.As(err, &save) {
+		return "Could not save “" + filepath.Base(save.Path) + "”: " + saveWords(save), true
+	}
 	var sce saveChoiceError
 	if errors.As(err, &sce) && errors.Is(err, fs.ErrNotExist) {
 		return "There is no such folder. Type only the file's name, and pick its folder in the dialog's list.", true
@@ -183,6 +188,24 @@ func knownWords(err error) (string, bool) {
 		return "The service would refuse these options: " + sentence(oe.Error()), true
 	}
 	return "", false
+}
+
+// saveWords says why a file could not be saved, continuing a sentence.
+func saveWords(e *sessions.SaveError) string {
+	dir := filepath.Dir(e.Path)
+	switch {
+	case errors.Is(e.Err, syscall.EROFS):
+		return "its folder, " + dir + ", is on a disk that cannot be written to. Choose another folder."
+	case errors.Is(e.Err, fs.ErrPermission):
+		return "Earshot may not write in its folder, " + dir + ". Choose another folder."
+	case errors.Is(e.Err, syscall.ENOSPC), errors.Is(e.Err, syscall.EDQUOT):
+		return "the disk is full. Free some space, or choose another folder."
+	case errors.Is(e.Err, fs.ErrNotExist):
+		return "its folder, " + dir + ", does not exist."
+	case errors.Is(e.Err, syscall.EISDIR):
+		return "a folder of that name is there. Choose another name."
+	}
+	return lowerFirst(plainError(e.Err))
 }
 
 // statusWords says what an HTTP status from the service means for the user.

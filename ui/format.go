@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/earshot-app/earshot/internal/count"
 )
 
 // clock writes seconds as a clock reading: 0:07, 12:34 or 1:02:03.
@@ -53,13 +55,9 @@ func megabytes(n int64) string {
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
-// plural writes n and the noun, with an s when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+// plural says n of noun, given in the singular: "7 replies" (count.Of,
+// the one place a number meets a noun).
+func plural(n int, noun string) string { return count.Of(n, noun) }
 
 // joinDot joins the non-empty parts with a middle dot.
 func joinDot(parts ...string) string {

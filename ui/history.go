@@ -46,6 +46,8 @@ type historyPanel struct {
 	rows     []historyRow    // what the list shows: all, or the search's hits
 	selected int64           // the selected session's id, 0 for none
 	canRerun int64           // the selected session's id once it is known to have audio
+	rerunAsk int64           // the selected session's id once it is known whether it has
+	off      *offWhy         // why buttons are off, under them
 	quiet    bool            // selecting in code: do not open
 
 	loadGen      int // counts loads; only the latest one's answer is shown
@@ -62,7 +64,7 @@ type historyRow struct {
 }
 
 func newHistoryPanel(tab *captionsTab) *historyPanel {
-	return &historyPanel{tab: tab}
+	return &historyPanel{tab: tab, off: newOffWhy()}
 }
 
 // buildUI creates the panel's widgets.
@@ -109,7 +111,7 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	top := container.NewVBox(h.heading, h.search)
 	// Three a row: the list keeps the height of the tab beside the
 	// intelligence of a file.
-	buttons := container.NewGridWithColumns(3, h.open, h.export, h.notesB, h.rename, h.del, h.rerunB)
+	buttons := container.NewVBox(container.NewGridWithColumns(3, h.open, h.export, h.notesB, h.rename, h.del, h.rerunB), h.off.line)
 	body := container.NewStack(h.list, container.NewVBox(h.empty))
 	return container.NewPadded(container.NewBorder(top, buttons, nil, nil, body))
 }
@@ -159,7 +161,8 @@ func (h *historyPanel) updateItem(r historyRow, row *fyne.Container) {
 }
 
 // sessionDetails describes a session in one line: when, how long, how it
-// ended, and where the audio came from (last: it is the longest).
+// ended, and where the audio came from (last: it is the longest), or for
+// a failure, last, why it failed.
 func sessionDetails(s store.Session, now time.Time) string {
 	source := s.Source
 	if s.Kind == store.KindFile {
@@ -169,11 +172,10 @@ func sessionDetails(s store.Session, now time.Time) string {
 	if s.Duration > 0 {
 		duration = clock(s.Duration)
 	}
-	status := sessionStatus(s.Status)
-	if s.Status == store.StatusInterrupted {
-		status = interruptedWords(s)
+	if s.Status == store.StatusFailed {
+		return joinDot(when(s.Started, now), duration, source, sessionOutcome(s))
 	}
-	return joinDot(when(s.Started, now), duration, status, source)
+	return joinDot(when(s.Started, now), duration, sessionOutcome(s), source)
 }
 
 // interruptedWords says that s was interrupted (its process ended while
@@ -189,6 +191,18 @@ func interruptedWords(s store.Session) string {
 		return "Interrupted: Earshot stopped before it ended"
 	}
 	return "Interrupted: " + plural(s.Segments, noun) + " saved"
+}
+
+// sessionOutcome says how a session ended, as history keeps it: when it
+// failed, why; when it was interrupted, what it saved.
+func sessionOutcome(s store.Session) string {
+	switch {
+	case s.Status == store.StatusInterrupted:
+		return interruptedWords(s)
+	case s.Status == store.StatusFailed && strings.TrimSpace(s.Error) != "":
+		return sessionStatus(s.Status) + ": " + strings.TrimSpace(s.Error)
+	}
+	return sessionStatus(s.Status)
 }
 
 // sessionStatus names a session's status for people.
@@ -245,12 +259,28 @@ func (h *historyPanel) updateControls() {
 		return
 	}
 	on := h.selected != 0
-	enable(h.open, on && h.tab.live == nil && !h.tab.starting)
+	live := on && h.isLive(h.selected)
+	o := h.off
+	// With nothing selected, that is why: no need to say it.
+	why := func(off bool, words string) string {
+		if !on || !off {
+			return ""
+		}
+		return words
+	}
+	o.set(h.open, on && h.tab.live == nil && !h.tab.starting, why(!live, "While live captions run, a past session opens in a window of its own as you select it."))
 	enable(h.export, on)
 	enable(h.rename, on)
-	enable(h.del, on && !h.isLive(h.selected))
-	enable(h.notesB, h.selectedMeeting() != 0)
-	enable(h.rerunB, on && h.canRerun == h.selected && !h.isLive(h.selected))
+	o.set(h.del, on && !live, why(live, "The live session cannot be deleted while it records."))
+	s, _ := h.selectedSession()
+	notesWhy := why(!sessions.IsMeeting(s.Kind), "Meeting notes are for live captions and conversations, not a file.")
+	if live {
+		notesWhy = "Meeting notes are written once the session ends."
+	}
+	o.set(h.notesB, h.selectedMeeting() != 0, notesWhy)
+	o.set(h.rerunB, on && h.canRerun == h.selected && !live,
+		why(!live && h.rerunAsk == h.selected && h.canRerun != h.selected, "Re-run needs the entry's audio, which was not kept (Settings, Keep audio, keeps it)."))
+	o.show()
 }
 
 // isLive reports whether id is the live session, which cannot be deleted
@@ -425,6 +455,36 @@ func (h *historyPanel) showHits(q string, hits []store.Hit, err error) {
 	}
 	h.heading.SetText(fmt.Sprintf("History: %s matching “%s”", plural(len(rows), "session"), q))
 	h.setRows(rows, fmt.Sprintf("Nothing in the history matches “%s”.", q))
+}
+
+// follow selects the session the caption view now shows (0 for none),
+// however it came there: opened from this list, from the History tab, a
+// file just transcribed, the live session. The list's buttons act on the
+// selection, so it must name what is on screen, not what was clicked
+// before. A session not among the rows (a search hides it) leaves nothing
+// selected, and the buttons off.
+func (h *historyPanel) follow(id int64) {
+	if h.list == nil || (id == h.selected && id != 0) {
+		return
+	}
+	h.selected, h.canRerun = id, 0
+	h.quiet = true
+	defer func() { h.quiet = false }()
+	found := false
+	for i, r := range h.rows {
+		if id != 0 && r.s.ID == id {
+			h.list.Select(i)
+			found = true
+			break
+		}
+	}
+	if !found {
+		h.list.UnselectAll()
+	}
+	h.updateControls()
+	if id != 0 {
+		h.checkRerun(id)
+	}
 }
 
 // selectedSession returns the selected session.

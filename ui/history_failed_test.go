@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -63,4 +66,43 @@ func TestFailedSessionsOpenInPlainWords(t *testing.T) {
 			t.Error("Export is not offered for a session with captions")
 		}
 	})
+}
+
+// TestFailedEntryKeepsItsReason: a file transcription that fails (the
+// service chosen is not there) is kept with why, in the words the window
+// said, and both history lists show it.
+func TestFailedEntryKeepsItsReason(t *testing.T) {
+	h := newHarnessWith(t, unreachableService(), Options{})
+	h.waitReady(t) // the service does not answer: that is the point
+	path := writeWAV(t, "talk.wav", recording(t, cards1))
+	c := h.captions
+	h.ui(func() { c.transcribeFile(path) })
+	h.waitFor(t, "the transcription to fail", func() bool { return c.file == nil && c.status.Importance == widget.DangerImportance })
+	var shown string
+	h.ui(func() { shown = c.status.Text })
+	list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindFile})
+	if err != nil || len(list) != 1 || list[0].Status != store.StatusFailed {
+		t.Fatalf("history %+v, %v; want the failed transcription", list, err)
+	}
+	want := "Cannot reach the service at http://127.0.0.1:9. Nothing is listening there."
+	if list[0].Error != want || !strings.Contains(shown, want) {
+		t.Errorf("history keeps %q, the window said %q; want %q in both", list[0].Error, shown, want)
+	}
+	h.waitFor(t, "the entry in the sidebar", func() bool { return len(c.history.rows) == 1 })
+	h.ui(func() { h.SelectTab("History") })
+	h.waitFor(t, "the entry in the History tab", func() bool { return len(h.history.rows) == 1 })
+	if got := sessionDetails(list[0], clockTime); !strings.HasSuffix(got, "Failed: "+want) {
+		t.Errorf("the row says %q, want the reason", got)
+	}
+	var rows []string
+	h.ui(func() {
+		walk(h.window.Content(), func(o fyne.CanvasObject) {
+			if r, ok := o.(*widget.RichText); ok && strings.Contains(r.String(), "Failed: Cannot reach") {
+				rows = append(rows, r.String())
+			}
+		})
+	})
+	if len(rows) == 0 {
+		t.Error("no row of the History tab says why the entry failed")
+	}
 }

@@ -136,10 +136,18 @@ func TestHistoryReopen(t *testing.T) {
 	if got := h.captionLines(); len(got) != 1 || got[0] != "0:01|Speaker 1|spring roadmap for the garden" {
 		t.Errorf("the second session shows %q", got)
 	}
+	// A transcript history does not hold replaces it: the list selects
+	// nothing (its buttons would act on what is not on screen), and the
+	// session opens again from its row.
 	h.ui(func() {
 		c.showTranscript(0, "Captions", nil, "", "", store.StatusDone)
-		test.Tap(c.history.open)
+		if c.history.selected != 0 || !c.history.open.Disabled() {
+			t.Errorf("the list still selects %d, Open enabled %v, for a view of no entry", c.history.selected, !c.history.open.Disabled())
+		}
 	})
+	h.selectSession(t, ids[1])
+	h.waitFor(t, "the selected session to open again", func() bool { return c.shown.id == ids[1] })
+	h.ui(func() { test.Tap(c.history.open) })
 	h.waitFor(t, "Open to show the selected session", func() bool { return c.shown.id == ids[1] })
 }
 

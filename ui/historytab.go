@@ -81,7 +81,9 @@ type historyTab struct {
 	rows     []historyEntry
 	selected int64 // the selected session's id, 0 for none
 	hasAudio bool  // the selected session has its audio kept
-	quiet    bool  // selecting in code
+	audioOf  int64 // the session hasAudio was last found out for
+	off      *offWhy
+	quiet    bool // selecting in code
 
 	gen     int          // counts loads and searches: only the latest one's answer is shown
 	more    bool         // another page may follow the rows read
@@ -113,7 +115,7 @@ type historyEntry struct {
 }
 
 func newHistoryTab(a *App) *historyTab {
-	return &historyTab{app: a, hidden: map[int64]bool{}}
+	return &historyTab{app: a, hidden: map[int64]bool{}, off: newOffWhy()}
 }
 
 // buildUI creates the tab's widgets.
@@ -193,7 +195,7 @@ func (t *historyTab) buildUI() fyne.CanvasObject {
 	filters := container.NewHBox(t.kind, t.date, container.New(widthLayout{width: 130}, t.since))
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, filters, t.search), t.heading)
 	buttons := container.NewHBox(t.open, t.rename, t.export, t.del, t.rerun)
-	bottom := container.NewVBox(t.undoBar, container.NewBorder(nil, nil, buttons, nil, t.status))
+	bottom := container.NewVBox(t.undoBar, container.NewBorder(nil, nil, buttons, nil, t.status), t.off.line)
 	body := container.NewStack(t.list, container.NewVBox(t.empty))
 	defer t.reload()
 	return container.NewPadded(container.NewBorder(top, bottom, nil, nil, body))
@@ -209,6 +211,7 @@ func (t *historyTab) setStatus(text string, imp widget.Importance) {
 func (t *historyTab) showError(what string, err error) {
 	t.app.log.Warn(what, "err", err)
 	t.setStatus("Could not "+what+": "+plainError(err), widget.DangerImportance)
+	t.app.noteStatus(t.status, err, "")
 }
 
 // updateItem fills a row: the kind's icon, the title, and a line of
@@ -525,11 +528,21 @@ func (t *historyTab) updateControls() {
 		return
 	}
 	r, on := t.selectedEntry()
+	running := on && r.s.Status == store.StatusRunning
 	enable(t.open, on)
 	enable(t.rename, on)
 	enable(t.export, on)
-	enable(t.del, on && r.s.Status != store.StatusRunning)
-	enable(t.rerun, on && t.hasAudio)
+	why := ""
+	if running {
+		why = "An entry still in progress cannot be deleted."
+	}
+	t.off.set(t.del, on && !running, why)
+	why = ""
+	if on && t.audioOf == r.s.ID && !t.hasAudio {
+		why = "Re-run needs the entry's audio, which was not kept (Settings, Keep audio, keeps it)."
+	}
+	t.off.set(t.rerun, on && t.hasAudio, why)
+	t.off.show()
 }
 
 // checkAudio finds out, off the UI goroutine, whether s has its audio
@@ -544,6 +557,9 @@ func (t *historyTab) checkAudio(s store.Session) {
 		t.app.onUI(func() {
 			if t.selected == s.ID {
 				t.hasAudio = ok
+				if err == nil {
+					t.audioOf = s.ID
+				}
 				t.updateControls()
 			}
 		})

@@ -30,7 +30,7 @@ func retentionName(days int) string {
 			return c.name
 		}
 	}
-	return fmt.Sprintf("%d days", days)
+	return plural(days, "day")
 }
 
 // historySettings is the Settings tab's History card: how long history is

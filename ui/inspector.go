@@ -357,7 +357,7 @@ func (in *inspector) onExport() {
 					in.count.SetText("Not saved: " + plainError(err))
 					return
 				}
-				in.count.SetText(fmt.Sprintf("Saved %d messages to %s", len(evs), filepath.Base(path)))
+				in.count.SetText(fmt.Sprintf("Saved %s to %s", plural(len(evs), "message"), filepath.Base(path)))
 			})
 		})
 	})

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/earshot-app/earshot/internal/count"
 )
 
 // sourcePageBytes is the most of a document the Analyze tab lays out at
@@ -127,16 +129,7 @@ func preview(text string, n int) string {
 }
 
 // thousands writes n with commas between groups of three digits.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func thousands(n int) string { return count.Digits(n) }
 
 // upperName starts a sentence with name: "the pasted text" becomes
 // "The pasted text"; a file's name is quoted and kept as it is.

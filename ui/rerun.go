@@ -238,8 +238,8 @@ func (r *rerunDialog) showResult(res *sessions.RerunResult) {
 		rate = "Word error rate: none, as the original has no words."
 	}
 	wer := widget.NewLabelWithStyle(rate, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	counts := widget.NewLabel(fmt.Sprintf("%d changed, %d missing, %d added, of %d words. Red: only in the original; green: only in the re-run; orange: changed.",
-		d.Substitutions, d.Deletions, d.Insertions, d.RefWords))
+	counts := widget.NewLabel(fmt.Sprintf("%d changed, %d missing, %d added, of %s. Red: only in the original; green: only in the re-run; orange: changed.",
+		d.Substitutions, d.Deletions, d.Insertions, plural(d.RefWords, "word")))
 	counts.Wrapping = fyne.TextWrapWord
 	counts.Importance = widget.LowImportance
 	sides := container.NewGridWithColumns(2, column("Original", res.Original, left), column("Re-run", res.New, right))
@@ -310,8 +310,11 @@ func (h *historyPanel) checkRerun(id int64) {
 			a.log.Info("re-run: could not tell whether the entry has audio", "session", id, "err", err)
 		}
 		a.onUI(func() {
-			if ok && h.selected == id {
-				h.canRerun = id
+			if h.selected == id && err == nil {
+				h.rerunAsk = id
+				if ok {
+					h.canRerun = id
+				}
 				h.updateControls()
 			}
 		})

@@ -449,6 +449,12 @@ func (t *settingsTab) updateBackendFields() {
 	enable(t.region, backend != store.BackendLocal)
 	enable(t.tokens, backend != store.BackendLocal)
 	enable(t.customURL, backend == store.BackendCustom)
+	// Why a field is off, under it (Fyne has no tooltips).
+	local := ""
+	if backend == store.BackendLocal {
+		local = "Not for the local engine, which runs on this computer."
+	}
+	t.forms[0].Items[3].HintText, t.forms[0].Items[5].HintText = local, local
 	_ = t.customURL.Validate() // its verdict depends on the backend
 	t.forms[0].Refresh()
 }

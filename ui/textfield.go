@@ -63,6 +63,13 @@ func newBoundedPassword(limit int, refused func(pasted string)) *boundedEntry {
 	return e
 }
 
+// AcceptsTab reports false, for a multi-line field too: Tab moves the
+// keyboard to the next control, Shift+Tab to the one before, as in every
+// other field. Fyne's multi-line entry takes Tab as text, which left the
+// keyboard stuck in the field; a text to speak or analyse, or a prompt,
+// has no use for a tab character, and a pasted one is kept.
+func (e *boundedEntry) AcceptsTab() bool { return false }
+
 // TypedShortcut pastes only what fits.
 func (e *boundedEntry) TypedShortcut(s fyne.Shortcut) {
 	if p, ok := s.(*fyne.ShortcutPaste); ok {

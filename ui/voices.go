@@ -40,10 +40,11 @@ type voicesTab struct {
 
 	settings store.Settings
 	voices   *sessions.Voices // nil until the voices are listed
+	off      *offWhy          // why controls are off, under the buttons
 }
 
 func newVoicesTab(a *App) *voicesTab {
-	return &voicesTab{app: a, settings: store.DefaultSettings(), run: voicesRun{turnLabels: map[int]*widget.Label{}}}
+	return &voicesTab{app: a, settings: store.DefaultSettings(), run: voicesRun{turnLabels: map[int]*widget.Label{}}, off: newOffWhy()}
 }
 
 func (v *voicesTab) buildUI() fyne.CanvasObject {
@@ -60,7 +61,7 @@ func (v *voicesTab) buildUI() fyne.CanvasObject {
 		container.NewHBox(r.play, r.stop, c.turns),
 		container.NewHBox(container.New(widthLayout{width: 220}, c.voiceB), r.compare, widget.NewSeparator(),
 			container.New(widthLayout{width: 110}, v.save.format), v.save.saveAs))
-	left := container.NewVBox(filters, c.text.box, sliders, actions, r.wave, r.metrics, r.results, r.turnBox)
+	left := container.NewVBox(filters, c.text.box, sliders, actions, v.off.line, r.wave, r.metrics, r.results, r.turnBox)
 	split := container.NewHSplit(container.NewPadded(container.NewVScroll(left)), container.NewPadded(history))
 	split.Offset = 0.64
 	v.showValues()
@@ -76,6 +77,7 @@ func (v *voicesTab) setStatus(text string, imp widget.Importance) {
 func (v *voicesTab) showError(what string, err error) {
 	v.app.log.Warn(what, "err", err)
 	v.setStatus(plainError(err), widget.DangerImportance)
+	v.app.noteStatus(v.status, err, voicesHint)
 }
 
 // busy reports whether something is speaking.
@@ -86,17 +88,34 @@ func (v *voicesTab) updateControls() {
 	name := v.controls.selectedVoice()
 	busy := v.busy()
 	r, c := &v.run, &v.controls
-	enable(r.play, !busy && name != "")
+	// While a voice speaks all is off but Stop: no need to say why.
+	why := func(words string) string {
+		if busy {
+			return ""
+		}
+		return words
+	}
+	o := v.off
+	o.set(r.play, !busy && name != "", why("Pick a voice to play the text."))
 	enable(r.stop, busy)
-	enable(r.compare, !busy && name != "" && c.voiceB.Selected != "")
-	enable(v.save.saveAs, !busy && len(r.kept) > 0)
+	noB := ""
+	if name != "" {
+		noB = why("Compare A/B needs a voice B: pick one beside it.")
+	}
+	o.set(r.compare, !busy && name != "" && c.voiceB.Selected != "", noB)
+	o.set(v.save.saveAs, !busy && len(r.kept) > 0, why("Save as saves what was spoken: play something first."))
 	enable(c.voice, !busy)
 	enable(c.language, !busy)
 	enable(c.accent, !busy)
 	sr := sessions.SpeedRangeOf(name)
-	enable(c.speed, !busy && sr.Adjustable)
-	enable(c.expr, !busy && sessions.Expressive(name))
-	enable(c.turns, !busy && sessions.Expressive(name))
+	enable(c.speed, !busy && sr.Adjustable) // the line under the slider says why
+	flux := why("Expressivity and Speak turn by turn are for turn-based voices (flux-…); this one is not.")
+	if name == "" {
+		flux = ""
+	}
+	o.set(c.expr, !busy && sessions.Expressive(name), flux)
+	o.set(c.turns, !busy && sessions.Expressive(name), flux)
+	o.show()
 }
 
 // load lists the service's voices and the history, off the UI goroutine.
@@ -147,6 +166,15 @@ func (v *voicesTab) settingsChanged(s store.Settings) {
 				v.controls.speed.Value, v.controls.expr.Value = s.SpeakSpeed, float64(s.Expressivity)
 				v.load()
 			}
+		}
+	})
+}
+
+// keyChanged lists the voices again, with the key now in force.
+func (v *voicesTab) keyChanged() {
+	v.ui.do(func() {
+		if !v.busy() {
+			v.load()
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -90,7 +91,7 @@ func InputDevices(ctx context.Context, backends ...malgo.Backend) ([]Device, err
 			mics = append(mics, d)
 		}
 	}
-	return mics, nil
+	return distinctNames(mics), nil
 }
 
 // listDevices lists the devices of one kind; see InputDevices.
@@ -123,6 +124,33 @@ func realDevices(infos []malgo.DeviceInfo) []Device {
 		if !pseudoDevice(d) {
 			devs = append(devs, d)
 		}
+	}
+	return devs
+}
+
+// distinctNames names apart the devices of devs that share a name (two
+// PulseAudio null sinks are both "Null Output"; two USB headsets of a
+// kind, likewise): each gets what tells them apart after its name, its
+// ID as the system names it ("Null Output (meet)"), or its number among
+// them when the ID is not for reading. A picker of identical entries
+// cannot be chosen from, and a picker that finds options by name picks
+// the first of them whichever was meant.
+func distinctNames(devs []Device) []Device {
+	count := map[string]int{}
+	for _, d := range devs {
+		count[d.Name]++
+	}
+	nth := map[string]int{}
+	for i, d := range devs {
+		if count[d.Name] < 2 {
+			continue
+		}
+		nth[d.Name]++
+		tag := strings.TrimSuffix(strings.TrimPrefix(d.ID, loopbackPrefix), ".monitor")
+		if tag == "" || tag == d.Name || strings.HasPrefix(tag, "hex:") || len(tag) > 40 {
+			tag = strconv.Itoa(nth[d.Name])
+		}
+		devs[i].Name = d.Name + " (" + tag + ")"
 	}
 	return devs
 }

@@ -444,3 +444,19 @@ func ExampleInputDevices() {
 	}
 	// Output: hex:00 "NULL Capture Device" default=true
 }
+
+func TestDistinctNames(t *testing.T) {
+	devs := distinctNames([]Device{
+		{ID: "meet", Name: "Null Output"},
+		{ID: "hex:00ff", Name: "Headset"},
+		{ID: "other", Name: "Null Output"},
+		{ID: "hex:01ff", Name: "Headset"},
+		{ID: "alsa_output.pci", Name: "Built-in Audio"},
+	})
+	want := []string{"Null Output (meet)", "Headset (1)", "Null Output (other)", "Headset (2)", "Built-in Audio"}
+	for i, d := range devs {
+		if d.Name != want[i] {
+			t.Errorf("device %s is named %q, want %q", d.ID, d.Name, want[i])
+		}
+	}
+}

@@ -155,7 +155,8 @@ type Playback struct {
 // The backend is asked afresh on every call. ctx is checked before the
 // backend is asked; the query itself cannot be interrupted.
 func OutputDevices(ctx context.Context, backends ...malgo.Backend) ([]Device, error) {
-	return listDevices(ctx, speaker, backends)
+	devs, err := listDevices(ctx, speaker, backends)
+	return distinctNames(devs), err
 }
 
 // OpenPlayback opens and starts an output device. It plays silence until

@@ -51,7 +51,7 @@ func SystemDevices(ctx context.Context, backends ...malgo.Backend) ([]Device, er
 		for _, o := range outs {
 			devs = append(devs, Device{ID: loopbackPrefix + o.ID, Name: "Sound from " + o.Name, Default: o.Default})
 		}
-		return devs, nil
+		return distinctNames(devs), nil
 	}
 	ins, err := listAllInputs(ctx, backends)
 	if err != nil {
@@ -67,7 +67,7 @@ func SystemDevices(ctx context.Context, backends ...malgo.Backend) ([]Device, er
 		if len(devs) == 0 {
 			return nil, fmt.Errorf("%w: macOS lets no app record the sound it plays; install a loopback driver such as BlackHole, and send the sound to it (with a Multi-Output Device in Audio MIDI Setup, so that you still hear it)", ErrNoSystemAudio)
 		}
-		return devs, nil
+		return distinctNames(devs), nil
 	}
 	// The monitor of the output in use is the default: what a person
 	// hears.
@@ -87,7 +87,7 @@ func SystemDevices(ctx context.Context, backends ...malgo.Backend) ([]Device, er
 	if len(devs) == 0 {
 		return nil, fmt.Errorf("%w: recording the computer's sound needs PulseAudio or PipeWire (with its PulseAudio server), which offer every output's sound as a source; none was found", ErrNoSystemAudio)
 	}
-	return devs, nil
+	return distinctNames(devs), nil
 }
 
 // listAllInputs lists the inputs, monitors of outputs included.

@@ -3,6 +3,8 @@ package device
 import (
 	"context"
 	"math"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,5 +83,52 @@ func TestSystemSoundFromPulseAudio(t *testing.T) {
 	// 8000 peak is 5657 RMS; the server's resampling keeps it near.
 	if loudest < 2000 {
 		t.Errorf("the recording of the output's sound peaked at RMS %.0f, want the tone's (about 5657)", loudest)
+	}
+}
+
+// TestSameNamedDevicesNamedApart: two outputs of the same name (as two
+// PulseAudio null sinks are) are listed under names people can tell
+// apart, and so is the sound of each.
+func TestSameNamedDevicesNamedApart(t *testing.T) {
+	pulsetest.Start(t)
+	const other = "earshot_other"
+	out, err := exec.Command("pactl", "load-module", "module-null-sink", "sink_name="+other,
+		`sink_properties="device.description='`+pulsetest.SinkDescription+`'"`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pactl load-module: %v: %s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pulse := []malgo.Backend{malgo.BackendPulseaudio}
+	outs, err := OutputDevices(ctx, pulse...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := SystemDevices(ctx, pulse...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, devs := range map[string][]Device{"outputs": outs, "sounds": sys} {
+		names := map[string]string{}
+		for _, d := range devs {
+			if id, ok := names[d.Name]; ok {
+				t.Errorf("%s: %s and %s are both %q", what, id, d.ID, d.Name)
+			}
+			names[d.Name] = d.ID
+		}
+		if len(devs) != 2 {
+			t.Errorf("%s: %+v, want the two sinks'", what, devs)
+		}
+	}
+	want := map[string]string{pulsetest.Sink: pulsetest.SinkDescription + " (" + pulsetest.Sink + ")", other: pulsetest.SinkDescription + " (" + other + ")"}
+	for _, d := range outs {
+		if d.Name != want[d.ID] {
+			t.Errorf("output %s is named %q, want %q", d.ID, d.Name, want[d.ID])
+		}
+	}
+	for _, d := range sys {
+		if w := "Sound from " + want[strings.TrimSuffix(d.ID, ".monitor")]; d.Name != w {
+			t.Errorf("sound %s is named %q, want %q", d.ID, d.Name, w)
+		}
 	}
 }
