@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 	"github.com/earshot-app/earshot/ui"
@@ -199,7 +200,10 @@ func TestLongPasteThenSIGTERM(t *testing.T) {
 }
 
 // startXvfb starts a virtual X server of 1280x800 on a free display, for
-// the test's time, and returns its name.
+// the test's time, and returns its name once the server accepts a
+// client: Xvfb names its display as soon as it listens, and a client
+// started at that moment was seen to be refused on a loaded machine
+// (openbox: "Failed to open the display").
 func startXvfb(t *testing.T) string {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -208,13 +212,20 @@ func startXvfb(t *testing.T) string {
 	}
 	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
 	x.ExtraFiles = []*os.File{w}
+	var out testkit.Buffer
+	x.Stdout, x.Stderr = &out, &out
 	if err := x.Start(); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
+	exited := make(chan struct{})
+	go func() {
+		_ = x.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		_ = x.Process.Kill()
-		_ = x.Wait()
+		<-exited
 	})
 	got := make(chan string, 1)
 	go func() {
@@ -222,14 +233,32 @@ func startXvfb(t *testing.T) string {
 		r.Close()
 		got <- strings.TrimSpace(line)
 	}()
+	var display string
 	select {
 	case n := <-got:
 		if n == "" {
-			t.Fatal("Xvfb did not start")
+			t.Fatalf("Xvfb did not start: %s", out.String())
 		}
-		return ":" + n
+		display = ":" + n
 	case <-time.After(time.Minute):
-		t.Fatal("Xvfb did not start in a minute")
+		t.Fatalf("Xvfb did not start in a minute: %s", out.String())
 	}
-	return ""
+	// Ask the server for its root window until it answers: the minute
+	// is the margin of a machine whose two cores run the whole suite.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		probe := exec.Command("xprop", "-root", "-display", display, "_NET_SUPPORTED")
+		if probe.Run() == nil {
+			return display
+		}
+		select {
+		case <-exited:
+			t.Fatalf("Xvfb on %s ended: %s", display, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Xvfb on %s did not accept a client in a minute: %s", display, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
