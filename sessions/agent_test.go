@@ -314,21 +314,33 @@ func TestAgentBargeInStopsPlayback(t *testing.T) {
 	if rmsOf(person) < 100 || rmsOf(agent) < 100 {
 		t.Errorf("the sides' RMS: person %.0f, agent %.0f", rmsOf(person), rmsOf(agent))
 	}
-	// The agent was cut where the person spoke: over the last half
-	// second of the person's voice (the first moments of it, before the
-	// agent heard it, overlap the agent's voice, as they did in the
-	// room), the agent's side is silent.
-	end := 0
+	// The agent was cut where the person spoke: from the moment the
+	// barge-in says its voice went silent (measured from the person's
+	// voice, so the same on a busy machine, where hearing the person
+	// takes longer) to the start of its answer (the end of the person's
+	// voice and the turn's measured time to audio), the agent's side is
+	// silent. The 150 ms on each side are the sides' frames and
+	// resamplers, which place sound by up to a frame apart.
+	const perMs = 16 // recordedSides gives 16 kHz
+	from, end := -1, 0
 	for i := 0; i+320 <= len(person); i += 320 {
 		if rmsOf(person[i:i+320]) > 300 {
+			if from < 0 {
+				from = i
+			}
 			end = i + 320
 		}
 	}
-	if end < 8000 || end > len(agent) {
-		t.Fatalf("the person's voice ends at frame %d of %d (the agent's side has %d)", end, len(person), len(agent))
+	if from < 0 || end > len(agent) {
+		t.Fatalf("the person's voice spans frames %d to %d of %d (the agent's side has %d)", from, end, len(person), len(agent))
 	}
-	if r := rmsOf(agent[end-8000 : end]); r > 50 {
-		t.Errorf("the agent's side is loud (RMS %.0f) as the person's voice ends", r)
+	cut := from + int(b.Silenced.Milliseconds()+150)*perMs
+	answer := min(len(agent), end+int(lat.ToAudio.Milliseconds()-150)*perMs)
+	if answer-cut < 100*perMs {
+		t.Fatalf("the agent's side has %d ms between the cut (%v after the person's voice began) and its answer (%v after the voice ended)", (answer-cut)/perMs, b.Silenced, lat.ToAudio)
+	}
+	if r := rmsOf(agent[cut:answer]); r > 50 {
+		t.Errorf("the agent's side is loud (RMS %.0f) between the cut and its answer", r)
 	}
 }
 
