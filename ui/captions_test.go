@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -82,7 +83,8 @@ func (h *harness) historyTitles() []string {
 }
 
 func TestLiveCaptions(t *testing.T) {
-	h := liveHarness(t, 3, true)
+	testStart := time.Now()
+	h := liveHarness(t, 1, true)
 	c := h.captions
 
 	h.ui(func() { test.Tap(c.start) })
@@ -159,8 +161,10 @@ func TestLiveCaptions(t *testing.T) {
 	h.waitFor(t, "the live state again", func() bool { return c.status.Text == "Live" && c.mute.Text == "Mute" })
 	h.waitFor(t, "the level meter to move again", func() bool { return c.level.fraction > 0 })
 
+	stopAt := time.Now()
 	h.ui(func() { test.Tap(c.start) })
 	h.waitFor(t, "the session to stop", func() bool { return c.live == nil && strings.HasPrefix(c.status.Text, "Stopped. ") })
+	t.Logf("stop took %v; test ran %v", time.Since(stopAt), time.Since(testStart))
 
 	lines := h.captionLines()
 	if _, ok := interimOf(lines); ok {
