@@ -54,6 +54,10 @@ func (l *ListenStream) KeepAlive(ctx context.Context) error {
 	return l.control(ctx, TypeKeepAlive)
 }
 
+// Ping waits for the service to answer a WebSocket ping: it is there,
+// though it may be busy with the audio it was sent.
+func (l *ListenStream) Ping(ctx context.Context) error { return l.s.ping(ctx) }
+
 // Finalize asks the service to finish the audio sent so far; it answers
 // with a final Results marked from_finalize.
 func (l *ListenStream) Finalize(ctx context.Context) error {

@@ -264,6 +264,16 @@ func (s *socket) next(ctx context.Context) (frame, error) {
 	}
 }
 
+// ping asks the peer to answer a WebSocket ping, and waits for its pong:
+// the peer is there, however busy it is with what it was sent. It needs
+// the read loop, which runs for the socket's life.
+func (s *socket) ping(ctx context.Context) error {
+	if err := s.conn.Ping(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return nil
+}
+
 // close ends the connection at once and waits for both goroutines.
 func (s *socket) close() error {
 	s.closeOnce.Do(func() {

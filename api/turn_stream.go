@@ -63,6 +63,10 @@ func (t *TurnStream) ForceEndTurn(ctx context.Context) error {
 	return t.control(ctx, ForceEndTurn{})
 }
 
+// Ping waits for the service to answer a WebSocket ping: it is there,
+// though it may be busy with the audio it was sent.
+func (t *TurnStream) Ping(ctx context.Context) error { return t.s.ping(ctx) }
+
 // CloseStream asks the service to finish. It does not end the turn in
 // progress: the last message is an Update, then the service closes. Keep
 // calling Next until it returns io.EOF.

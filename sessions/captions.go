@@ -311,10 +311,11 @@ func (r *captionsRun) run(ctx context.Context) error {
 	defer keepAlive.Stop()
 	// While stopping, the session waits for the service to finish what
 	// it was sent for as long as the service makes progress (a message,
-	// a connection), and gives up only after a wait without any of
-	// closeTimeout, plus, while connected, twice the audio still to be
-	// finalized: a busy machine or service is slow, not gone, and its
-	// last lines are kept; an unreachable one is not waited for longer.
+	// a connection) or shows it is there (a pong, see closePing), and
+	// gives up only after a wait without any of closeTimeout, plus,
+	// while connected, twice the audio still to be finalized: a busy
+	// machine or service is slow, not gone, and its last lines are
+	// kept; an unreachable one is not waited for longer.
 	// closeLimit bounds the whole wait, however the service behaves.
 	closeWait, closeLimit := clk.NewTimer(time.Hour), clk.NewTimer(time.Hour)
 	closeWait.Stop()
@@ -333,6 +334,7 @@ func (r *captionsRun) run(ctx context.Context) error {
 			closeWait.Reset(closeAfter())
 		}
 	}
+	ping := newClosePing()
 
 	captureCtx, stopCapture := context.WithCancel(ctx)
 	r.wg.Add(1)
@@ -388,7 +390,18 @@ func (r *captionsRun) run(ctx context.Context) error {
 				closeWait.Reset(closeTimeout)
 				continue
 			}
+			if r.conn != nil && ping.start(ctx, &r.wg, r.conn.stream.Ping) {
+				closeWait.Reset(closeTimeout)
+				continue
+			}
 			return r.finishDone()
+		case err := <-ping.C():
+			ping.done()
+			if err != nil {
+				c.log.Info("captions: the service did not answer at Stop", "err", err)
+				return r.finishDone()
+			}
+			progress() // there, and busy with the audio it has
 		case <-closeLimitC:
 			return r.finishDone()
 		case m := <-r.muteCh():

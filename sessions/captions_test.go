@@ -1011,7 +1011,7 @@ func TestCaptionsLoadRecognizer(t *testing.T) {
 // TestCaptionsStopWaitsForSlowService: at Stop, a service that keeps
 // answering, however slowly, is waited for until its last final, and
 // every final is saved; one that answers nothing is given up on after
-// the close timeout plus twice the audio it still has. The session's
+// the close timeout plus twice the audio it still has, and a ping. The session's
 // clock is fake: what the test shows does not depend on the machine.
 func TestCaptionsStopWaitsForSlowService(t *testing.T) {
 	leaktest.Check(t)
@@ -1064,6 +1064,7 @@ func TestCaptionsStopWaitsForSlowService(t *testing.T) {
 	src2 := newPushSource(mono16k)
 	f2 := newFakeStreamer()
 	f2.autoClose = false
+	f2.noPong = true
 	c2 := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f2, Source: src2, Options: streamOpts, Clock: clk2})
 	rec2 := record(c2, nil)
 	if err := c2.Start(context.Background()); err != nil {
@@ -1075,11 +1076,48 @@ func TestCaptionsStopWaitsForSlowService(t *testing.T) {
 	stop2 := make(chan error, 1)
 	go func() { stop2 <- c2.Stop() }()
 	eventually(t, "CloseStream", func() bool { return len(s2.opsOf(api.TypeCloseStream)) == 1 })
-	clk2.Advance(12*time.Second + time.Millisecond) // 10 + 2·1 s
+	clk2.Advance(12*time.Second + time.Millisecond) // 10 + 2·1 s: asked, it does not answer
 	if err := <-stop2; err != nil {
 		t.Fatal(err)
 	}
 	rec2.wait(t)
+	if got := len(s2.opsOf("Ping")); got != 1 {
+		t.Errorf("the silent service was pinged %d times, want once", got)
+	}
+
+	// A service that sends nothing but answers a ping is there, busy with
+	// what it was sent (a loaded machine): it is waited for again, and
+	// at most maxCloseWait (2 min) in all.
+	clk3 := clock.NewFake(time.Unix(1_000_000, 0))
+	src3 := newPushSource(mono16k)
+	f3 := newFakeStreamer()
+	f3.autoClose = false
+	f3.pongs = make(chan error)
+	c3 := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f3, Source: src3, Options: streamOpts, Clock: clk3})
+	rec3 := record(c3, nil)
+	if err := c3.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s3 := f3.stream(t, 0)
+	src3.push(ramp(0, 3*16000), 320)
+	eventually(t, "the audio", func() bool { return s3.receivedLen() == 3*32000 })
+	stop3 := make(chan error, 1)
+	go func() { stop3 <- c3.Stop() }()
+	eventually(t, "CloseStream", func() bool { return len(s3.opsOf(api.TypeCloseStream)) == 1 })
+	clk3.Advance(16*time.Second + time.Millisecond)
+	eventually(t, "a ping after 16 s of silence", func() bool { return len(s3.opsOf("Ping")) == 1 })
+	clk3.Advance(9 * time.Second)
+	select {
+	case err := <-stop3:
+		t.Fatalf("Stop returned (%v) while the ping was out", err)
+	default:
+	}
+	f3.pongs <- nil
+	clk3.Advance(2 * time.Minute)
+	if err := <-stop3; err != nil {
+		t.Fatal(err)
+	}
+	rec3.wait(t)
 }
 
 // failingSource is a microphone that fails once its frames run out.

@@ -32,6 +32,7 @@ type TurnStream interface {
 	Configure(ctx context.Context, c api.Configure) error
 	ForceEndTurn(ctx context.Context) error
 	CloseStream(ctx context.Context) error
+	Ping(ctx context.Context) error
 	Next(ctx context.Context) (api.TurnMessage, error)
 	Close() error
 }
@@ -487,13 +488,18 @@ func (r *conversationRun) run(ctx context.Context) error {
 		stopCh        = c.stopping()
 		ctl           = c.ctl
 		closeWait     = c.clock.NewTimer(time.Hour)
+		closeLimit    = c.clock.NewTimer(time.Hour)
 		closeDeadline <-chan time.Time
+		closeLimitC   <-chan time.Time
+		ping          = newClosePing()
 		tail          clock.Ticker
 		tailC         <-chan time.Time
 		tailLeft      time.Duration
 	)
 	closeWait.Stop()
+	closeLimit.Stop()
 	defer closeWait.Stop()
+	defer closeLimit.Stop()
 	defer func() {
 		if tail != nil {
 			tail.Stop()
@@ -506,6 +512,8 @@ func (r *conversationRun) run(ctx context.Context) error {
 		r.setState(StateStopping, nil)
 		closeWait.Reset(closeTimeout)
 		closeDeadline = closeWait.C()
+		closeLimit.Reset(maxCloseWait)
+		closeLimitC = closeLimit.C()
 		r.closing = true
 		c.emit(&SentEvent{Type: api.TypeCloseStream, At: c.clock.Now()})
 		return r.stream.CloseStream(ctx)
@@ -520,6 +528,19 @@ func (r *conversationRun) run(ctx context.Context) error {
 				return r.finishDone()
 			}
 		case <-closeDeadline:
+			if ping.start(ctx, &r.wg, r.stream.Ping) {
+				closeWait.Reset(closeTimeout)
+				continue
+			}
+			return r.finishDone()
+		case err := <-ping.C():
+			ping.done()
+			if err != nil {
+				c.log.Info("conversation: the service did not answer at Stop", "err", err)
+				return r.finishDone()
+			}
+			closeWait.Reset(closeTimeout) // there, and busy with the audio it has
+		case <-closeLimitC:
 			return r.finishDone()
 		case f, ok := <-frames:
 			if !ok {

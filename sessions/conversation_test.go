@@ -123,6 +123,16 @@ func (s *fakeTurnStream) CloseStream(context.Context) error {
 	return nil
 }
 
+// Ping answers at once: the fake service is there until it closes.
+func (s *fakeTurnStream) Ping(context.Context) error {
+	select {
+	case <-s.closed:
+		return api.ErrClosed
+	default:
+		return nil
+	}
+}
+
 func (s *fakeTurnStream) Next(ctx context.Context) (api.TurnMessage, error) {
 	select {
 	case m := <-s.msgs:

@@ -37,6 +37,11 @@ type fakeStreamer struct {
 	// autoClose makes each stream answer CloseStream with a final over
 	// the audio not yet finalized, then Metadata and the end of stream.
 	autoClose bool
+	// pongs, when set, is where each stream's Ping waits for the test's
+	// answer (nil: a pong); unset, a Ping is answered at once. noPong
+	// makes every Ping fail: the service is gone.
+	pongs  chan error
+	noPong bool
 }
 
 func newFakeStreamer(script ...error) *fakeStreamer {
@@ -63,7 +68,7 @@ func (f *fakeStreamer) Listen(ctx context.Context, opts api.ListenOptions) (sess
 	}
 	s := &fakeStream{opts: opts, msgs: make(chan fakeMsg, 256), closed: make(chan struct{})}
 	f.mu.Lock()
-	s.autoClose = f.autoClose
+	s.autoClose, s.pongs, s.noPong = f.autoClose, f.pongs, f.noPong
 	f.streams = append(f.streams, s)
 	f.mu.Unlock()
 	return s, nil
@@ -109,7 +114,7 @@ func (f *fakeStreamer) stream(t *testing.T, i int) *fakeStream {
 
 // op is something a client did on a stream.
 type op struct {
-	kind string // "audio", "KeepAlive", "Finalize", "CloseStream"
+	kind string // "audio", "KeepAlive", "Finalize", "CloseStream", "Ping"
 	at   time.Time
 	n    int // bytes, for audio
 	off  int // offset of the audio in what the stream received
@@ -127,6 +132,8 @@ type fakeStream struct {
 	msgs      chan fakeMsg
 	closed    chan struct{}
 	autoClose bool
+	pongs     chan error
+	noPong    bool
 
 	mu        sync.Mutex
 	ops       []op
@@ -193,6 +200,25 @@ func (s *fakeStream) CloseStream(context.Context) error {
 		s.end(io.EOF)
 	}
 	return nil
+}
+
+// Ping implements sessions.ListenStream.
+func (s *fakeStream) Ping(ctx context.Context) error {
+	if err := s.record(op{kind: "Ping"}); err != nil {
+		return err
+	}
+	if s.noPong {
+		return errors.New("no pong")
+	}
+	if s.pongs == nil {
+		return nil
+	}
+	select {
+	case err := <-s.pongs:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Next implements sessions.ListenStream.

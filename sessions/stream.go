@@ -18,6 +18,7 @@ type ListenStream interface {
 	KeepAlive(ctx context.Context) error
 	Finalize(ctx context.Context) error
 	CloseStream(ctx context.Context) error
+	Ping(ctx context.Context) error
 	Next(ctx context.Context) (api.ListenMessage, error)
 	Close() error
 }
