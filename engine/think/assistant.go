@@ -4,6 +4,7 @@
 package think
 
 import (
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -23,7 +24,7 @@ type Message struct {
 }
 
 // Assistant answers what rules can answer well: arithmetic, the time and
-// the date, unit conversions, definitions from WordNet, translations
+// the date (here or in a city), unit conversions, definitions from WordNet, translations
 // from FreeDict's dictionaries, greetings; otherwise it says plainly
 // what it can do. Its zero value uses the dictionaries where Debian
 // installs them.
@@ -40,7 +41,7 @@ type Assistant struct {
 }
 
 // Capabilities says what the assistant can do, as it tells the person.
-const Capabilities = "I am Earshot's built-in assistant, not a language model. I can do arithmetic, like what is two plus three times four, and tell the time and the date. I also convert units, define words, and translate words to and from French, Spanish and German. For other questions, choose a language model in Settings."
+const Capabilities = "I am Earshot's built-in assistant, not a language model. I can do arithmetic, like what is two plus three times four, and tell the date and the time, here or in a city. I also convert units, define words, and translate words to and from French, Spanish and German. For other questions, choose a language model in Settings."
 
 // Reply answers the last thing the person said; what the rules cannot
 // answer is refused, saying why.
@@ -72,18 +73,13 @@ func (a Assistant) Answer(history []Message) (answer string, ok bool) {
 	if answer, ok := a.define(said); ok {
 		return answer, true
 	}
-	now := time.Now
-	if a.Now != nil {
-		now = a.Now
+	if q, ok := askedClock(last); ok {
+		return a.clock(q)
 	}
 	switch {
-	case has(words, "time") && (has(words, "what") || has(words, "tell")):
-		return "It is " + now().Format("3:04 PM") + ".", true
-	case (has(words, "date") || has(words, "day") || has(words, "today")) && (has(words, "what") || has(words, "which") || has(words, "tell")):
-		return "Today is " + now().Format("Monday, 2 January 2006") + ".", true
-	case has(words, "hello") || has(words, "hi") || has(words, "hey"):
+	case greeting.MatchString(said):
 		return "Hello! What can I do for you?", true
-	case has(words, "thank") || has(words, "thanks"):
+	case thanks.MatchString(said):
 		return "You are welcome.", true
 	case has(words, "help") || (has(words, "what") && has(words, "can") && has(words, "you")):
 		return Capabilities, true
@@ -92,9 +88,19 @@ func (a Assistant) Answer(history []Message) (answer string, ok bool) {
 	return a.whatIsA(said)
 }
 
+// A greeting or thanks alone; with a question after it, the question
+// is what is answered.
+var (
+	greeting = regexp.MustCompile(`^(?:(?:hello|hi|hey|hiya|good (?:morning|afternoon|evening))(?: there| again| everyone| earshot)? ?)+(?:how are you(?: doing)?(?: today)?)?$`)
+	thanks   = regexp.MustCompile(`^(?:ok |okay |great )?(?:thank you|thanks|thankyou|cheers)(?: very much| so much| a lot)?(?: earshot)?$`)
+)
+
 // refusal says why the assistant cannot answer text: what it could not
 // read in it, or, for other questions, what it can do.
 func refusal(text string) string {
+	if q, ok := askedClock(text); ok {
+		return clockRefusal(q)
+	}
 	if looksLikeArithmetic(text) {
 		return "I could not work that out. I can do sums such as two plus three times four, in words or in digits."
 	}
