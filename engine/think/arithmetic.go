@@ -407,6 +407,20 @@ func question(text string) (*expr, bool) {
 	for len(words) > 0 && sumTail[words[len(words)-1]] {
 		words = words[:len(words)-1]
 	}
+	if e, ok := readSum(words); ok {
+		return e, true
+	}
+	// The engine's recogniser hears "what is" as "one is": one word
+	// before "is" opens the question.
+	if len(words) > 2 && words[1] == "is" {
+		return readSum(words[2:])
+	}
+	return nil, false
+}
+
+// readSum reads words that are all one expression, or a sum said as an
+// instruction.
+func readSum(words []string) (*expr, bool) {
 	if e, ok := parseExpr(words); ok {
 		return e, e.op != opNum // a number alone asks nothing
 	}

@@ -18,6 +18,8 @@ func TestAssistant(t *testing.T) {
 		{"What's 2 + 2?", "Two plus two is four."},
 		{"what is seven times six", "Seven times six is forty-two."},
 		{"what is two plus three times four", "Two plus three times four is fourteen."},
+		{"one is two plus two", "Two plus two is four."}, // "what is", as the recogniser hears it
+		{"five twenty is two plus two is four", noSum},
 		{"(2+3)*4", "Open bracket two plus three close bracket times four is twenty."},
 		{"what is open bracket two plus three close bracket times four", "Open bracket two plus three close bracket times four is twenty."},
 		{"multiply two plus three by four", "Open bracket two plus three close bracket times four is twenty."},
