@@ -136,15 +136,7 @@ func (p *exprParser) product() *expr {
 // percent reads "fifteen percent of eighty"; it binds tighter than
 // times, and from the right: ten percent of fifty percent of x.
 func (p *exprParser) percent() *expr {
-	e := p.factor()
-	if e != nil && p.accept(percentWords) {
-		y := p.percent()
-		if y == nil {
-			return nil
-		}
-		return &expr{op: opPercent, x: e, y: y}
-	}
-	return e
+	return p.fromRight(p.factor, percentWords, opPercent, p.percent)
 }
 
 // factor reads a sign or a root and what it applies to, which runs on
@@ -167,13 +159,19 @@ func (p *exprParser) factor() *expr {
 
 // power reads "two to the power of ten", from the right.
 func (p *exprParser) power() *expr {
-	e := p.postfix()
-	if e != nil && p.accept(powerWords) {
-		y := p.factor()
+	return p.fromRight(p.postfix, powerWords, opPow, p.factor)
+}
+
+// fromRight reads next [ops rest]: an operation read from the right,
+// its right side read by rest.
+func (p *exprParser) fromRight(next func() *expr, ops [][]string, o op, rest func() *expr) *expr {
+	e := next()
+	if e != nil && p.accept(ops) {
+		y := rest()
 		if y == nil {
 			return nil
 		}
-		return &expr{op: opPow, x: e, y: y}
+		return &expr{op: o, x: e, y: y}
 	}
 	return e
 }

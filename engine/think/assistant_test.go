@@ -115,7 +115,9 @@ func TestClockDays(t *testing.T) {
 
 func FuzzAssistant(f *testing.F) {
 	for _, s := range []string{"what is two plus two", "1e308 * 1e308", "minus minus", "a hundred thousand million", "- / + x", "0/0",
-		"convert five miles to km", "define dogs", "what's a platypus", "how do you say run in german", "what does chien mean in english"} {
+		"convert five miles to km", "define dogs", "what's a platypus", "how do you say run in german", "what does chien mean in english",
+		"what time is it in Tokyo", "what's the time in America/Argentina/Buenos_Aires", "what time is it in ../../etc/passwd",
+		"what day is it in new york city tomorrow", "when is new year's eve", "one is (2+3)*4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
