@@ -12,6 +12,10 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	// The agent's built-in assistant tells the time in the zones of the
+	// time-zone database; built in, they do not depend on the machine
+	// having the tzdata package.
+	_ "time/tzdata"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/cli"

@@ -559,7 +559,7 @@ func (e *Engine) resolveThinkers(chain api.ThinkChain) ([]thinker, error) {
 			out = append(out, chatThinker{think.Chat{URL: t.Endpoint.URL, Headers: t.Endpoint.Headers, Model: t.Provider.Model,
 				Temperature: t.Provider.Temperature, Client: llmClient}, t.ContextLength})
 		case t.Provider.Model == think.ModelID:
-			out = append(out, builtinThinker{a: think.Assistant{Now: e.now}, funcs: t.Functions})
+			out = append(out, builtinThinker{a: think.Assistant{Now: e.now}, tools: thinkTools(t.Functions)})
 		case server.URL != "":
 			usesServer = true
 			out = append(out, chatThinker{think.Chat{URL: think.ChatURL(server.URL), Headers: server.Headers,
@@ -624,11 +624,11 @@ func trimContext(msgs []think.ChatMessage, tokens int) []think.ChatMessage {
 	return append(append([]think.ChatMessage(nil), head...), msgs[start:]...)
 }
 
-// builtinThinker is the built-in assistant: it calls a declared function
-// when the request names it, and says what it returned.
+// builtinThinker is the built-in assistant (think.Assistant.Respond):
+// its rules answer, or it calls a declared function the request names.
 type builtinThinker struct {
 	a     think.Assistant
-	funcs []api.AgentFunction
+	tools []think.Tool
 	// server is the language model server the engine was given, when
 	// the conversation chose the assistant over its models.
 	server LLMEndpoint
@@ -637,106 +637,22 @@ type builtinThinker struct {
 func (builtinThinker) name() string { return "Earshot's built-in assistant" }
 
 func (b builtinThinker) think(_ context.Context, msgs []think.ChatMessage, _ []think.Tool, text func(string) error) ([]think.ToolCall, error) {
-	var hist []think.Message
-	for _, m := range msgs {
-		if m.Role == "user" || m.Role == "assistant" {
-			hist = append(hist, think.Message{Role: m.Role, Content: m.Content})
-		}
+	said, calls := b.a.Respond(msgs, b.tools)
+	if len(calls) == 0 {
+		return nil, text(said)
 	}
-	if n := len(msgs); n > 0 && msgs[n-1].Role == "tool" {
-		name := "the function"
-		for _, m := range msgs {
-			for _, c := range m.ToolCalls {
-				if c.ID == msgs[n-1].ToolCallID {
-					name = strings.ReplaceAll(c.Name, "_", " ")
-				}
-			}
-		}
-		// Spoken as one passage: the result's lines are joined.
-		var lines []string
-		for _, l := range strings.Split(msgs[n-1].Content, "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				lines = append(lines, l)
-			}
-		}
-		return nil, text(name + " answered: " + strings.Join(lines, "; "))
+	for i := range calls {
+		calls[i].ID = newCallID()
 	}
-	var last string
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" {
-			last = msgs[i].Content
-			break
-		}
-	}
-	// What the rules answer is answered; otherwise a declared function
-	// the request names is called.
-	if answer, ok := b.a.Answer(hist); ok {
-		return nil, text(answer)
-	}
-	if f, ok := matchFunction(last, b.funcs); ok {
-		return []think.ToolCall{{ID: newCallID(), Name: f.Name, Arguments: functionArguments(f, last)}}, nil
-	}
-	return nil, text(b.a.Reply(hist))
+	return calls, nil
 }
 
-// matchFunction finds the declared function whose name's words (all but
-// verbs like get and check) are all in what the person said.
-func matchFunction(said string, funcs []api.AgentFunction) (api.AgentFunction, bool) {
-	words := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(said), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
-		words[strings.TrimSuffix(w, "s")] = true
-	}
-	verbs := map[string]bool{"get": true, "check": true, "fetch": true, "find": true, "lookup": true, "look": true, "up": true, "read": true, "the": true, "a": true}
+// thinkTools are the functions a request declares, as a model is given
+// them.
+func thinkTools(funcs []api.AgentFunction) []think.Tool {
+	var tools []think.Tool
 	for _, f := range funcs {
-		parts := strings.FieldsFunc(strings.ToLower(f.Name), func(r rune) bool { return r == '_' || r == '-' })
-		n, all := 0, true
-		for _, p := range parts {
-			if verbs[p] {
-				continue
-			}
-			n++
-			if !words[strings.TrimSuffix(p, "s")] {
-				all = false
-			}
-		}
-		if n > 0 && all {
-			return f, true
-		}
+		tools = append(tools, think.Tool{Name: f.Name, Description: f.Description, Parameters: f.Parameters})
 	}
-	return api.AgentFunction{}, false
-}
-
-// functionArguments gives what was said, less the function's name and
-// small words ("search history for budget" gives "budget"), to a
-// function's one string parameter, if it has one; else no arguments.
-func functionArguments(f api.AgentFunction, said string) string {
-	var schema struct {
-		Properties map[string]struct {
-			Type string `json:"type"`
-		} `json:"properties"`
-	}
-	if len(f.Parameters) > 0 && jsonUnmarshal(f.Parameters, &schema) == nil {
-		var names []string
-		for name, p := range schema.Properties {
-			if p.Type == "string" {
-				names = append(names, name)
-			}
-		}
-		if len(names) == 1 {
-			drop := map[string]bool{"for": true, "the": true, "a": true, "an": true, "about": true, "my": true, "me": true,
-				"in": true, "of": true, "please": true, "can": true, "you": true, "what": true, "is": true}
-			for _, p := range strings.FieldsFunc(strings.ToLower(f.Name), func(r rune) bool { return r == '_' || r == '-' }) {
-				drop[p] = true
-			}
-			var keep []string
-			for _, w := range strings.Fields(said) {
-				if !drop[strings.ToLower(strings.Trim(w, ".,!?;:"))] {
-					keep = append(keep, strings.Trim(w, ".,!?;:"))
-				}
-			}
-			b, _ := jsonMarshal(map[string]string{names[0]: strings.Join(keep, " ")})
-			return string(b)
-		}
-	}
-	return "{}"
+	return tools
 }

@@ -23,9 +23,6 @@ import (
 	"github.com/earshot-app/earshot/internal/sayable"
 )
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-func jsonMarshal(v any) ([]byte, error)   { return json.Marshal(v) }
-
 // newCallID returns an id for a function call the engine makes.
 func newCallID() string {
 	b := make([]byte, 8)
@@ -113,10 +110,7 @@ func (s *agentSession) runReply(ctx context.Context, r *agentReply) []think.Chat
 		}
 		return nil
 	}
-	var tools []think.Tool
-	for _, f := range r.funcs {
-		tools = append(tools, think.Tool{Name: f.Name, Description: f.Description, Parameters: f.Parameters})
-	}
+	tools := thinkTools(r.funcs)
 	convo := r.convo
 	var added []think.ChatMessage
 	for round := 0; ; round++ {

@@ -123,7 +123,7 @@ func TestTranslationQuestions(t *testing.T) {
 		{"what does gato mean in spanish", "I have no Spanish-English dictionary on this machine. Install the Debian package dict-freedict-spa-eng."},
 		{"translate chat from french to german", "I only translate between English and French, Spanish or German."},
 		// Not translations.
-		{"what time is it in german", "It is 3:04 PM."},
+		{"what time is it in german", "I do not know the time zone of german. I know cities such as Tokyo and New York, and zones such as UTC."},
 		{"what does dog mean", "Dog, as a noun: a tame animal kept by people for company or work; barks."},
 		{"what does the english word dog mean", "Dog, as a noun: a tame animal kept by people for company or work; barks."},
 	} {

@@ -211,9 +211,8 @@ var digitsAndUnit = regexp.MustCompile(`^(\d+(?:\.\d+)?)([a-z]+\d?)$`)
 // unitWords are the words of a question about units, the number and
 // unit written together ("10km") taken apart.
 func unitWords(text string) []string {
-	text = thousands.ReplaceAllString(text, "$1$2")
 	var out []string
-	for _, w := range tokens(text) {
+	for _, w := range tokens(withoutThousands(text)) {
 		if m := digitsAndUnit.FindStringSubmatch(w); m != nil && unitPhrases[m[2]] != nil {
 			out = append(out, m[1], m[2])
 			continue

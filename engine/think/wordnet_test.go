@@ -99,7 +99,9 @@ func TestDefinitionQuestions(t *testing.T) {
 		{"what does chien mean", "Chien is French for dog."},
 		// Other rules come first.
 		{"what is two plus two", "Two plus two is four."},
-		{"what is a day", "Today is Friday, 27 November 2026."},
+		// A word the dictionary lacks is refused, not read as a question
+		// about today.
+		{"what is a day", "I cannot answer that. " + Capabilities},
 	} {
 		a.Now = fixedNow
 		got := a.Reply([]Message{{Role: "user", Content: tt.in}})
