@@ -8,21 +8,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/internal/fulldisk"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
 
 // TestFullDiskEndToEnd (must show): with the history on a 2 MB tmpfs
 // filled to the last byte, a file transcription, a re-run, a synthesis,
-// an analysis and an agent's turn on the local engine each still give
-// their result, and none is said to be kept: each ends with a final
-// HistoryEvent (the re-run, its error) that names the full disk. Live captions go on meanwhile,
-// say they wait, and are all in history, in order, once space is freed.
+// an analysis, an agent's turn and a conversation on the local engine
+// each still give their result, and none is said to be kept: each ends
+// with a final HistoryEvent (the re-run, its error) that names the full
+// disk. Live captions go on meanwhile, say they wait, and are all in
+// history, in order, once space is freed; notes of them written once the
+// disk is full again are given, and said not to be saved.
 func TestFullDiskEndToEnd(t *testing.T) {
 	t.Parallel()
 	disk := fulldisk.Mount(t, 2<<20)
-	ctx := testContext(t, 4*time.Minute)
+	ctx := testContext(t, 6*time.Minute) // eight sessions on the local engine, on a loaded machine
 	db, err := store.Open(ctx, disk.Path("history.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +151,27 @@ func TestFullDiskEndToEnd(t *testing.T) {
 		notKept(t, ev.seen, "the conversation with the agent")
 	})
 
+	t.Run("conversation", func(t *testing.T) {
+		pcm := append(loadPCM(t, librivoxPath("0870")), make([]int16, 16000)...)
+		src, err := audio.NewReplay(mono16k, pcm, audio.ReplayConfig{Paced: true, Clock: testkit.FastClock{Origin: time.Now(), Factor: 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := ws.StartConversation(ctx, sessions.ConversationRequest{Source: src, SourceName: "a reading", Tail: 2 * time.Second})
+		if err != nil {
+			t.Fatalf("a conversation on a full disk did not start: %v", err)
+		}
+		evs := drain(c.Events())
+		if err := c.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Turns()) == 0 {
+			t.Fatalf("no turn ended: %s", describeEvents(evs))
+		}
+		notKept(t, evs, "the conversation")
+	})
+
+	var meeting int64 // the live captions, in history once the disk had room
 	t.Run("captions", func(t *testing.T) {
 		src := newLiveSource(t)
 		c, err := ws.StartCaptions(ctx, sessions.CaptionsRequest{Source: src, SourceName: "a reading"})
@@ -192,6 +217,22 @@ func TestFullDiskEndToEnd(t *testing.T) {
 		s, err := db.Session(ctx, c.SessionID())
 		if err != nil || s.Status != store.StatusDone || s.Kind != store.KindCaptions {
 			t.Errorf("the entry %+v, %v", s, err)
+		}
+		meeting = s.ID
+	})
+
+	t.Run("meeting notes", func(t *testing.T) {
+		if meeting == 0 {
+			t.Skip("no meeting in history")
+		}
+		disk.Fill()
+		n, err := ws.MeetingNotes(ctx, meeting, false, nil)
+		if n.Summary == "" && len(n.Topics) == 0 {
+			t.Fatalf("no notes: %+v, %v", n, err)
+		}
+		var sf *sessions.SaveFailedEvent
+		if !errors.As(err, &sf) || !errors.Is(err, store.ErrDiskFull) || sf.What != "the meeting notes" || !sf.Plural {
+			t.Errorf("the notes' error %v; want them not saved for a full disk", err)
 		}
 	})
 }
