@@ -33,6 +33,20 @@ func (e diskFullError) Error() string        { return e.err.Error() }
 func (e diskFullError) Unwrap() error        { return e.err }
 func (e diskFullError) Is(target error) bool { return target == ErrDiskFull }
 
+// markOpenFull marks err, why the history in dir could not be opened,
+// with ErrDiskFull when it says the disk is full, and when it is one of
+// SQLite's I/O errors while the disk that holds dir has no byte left for
+// the user: SQLite names a shared-memory or log file that could not grow
+// "disk I/O error", without the system's ENOSPC.
+func markOpenFull(err error, dir string) error {
+	err = MarkDiskFull(err)
+	var se *sqlite.Error
+	if err == nil || errors.Is(err, ErrDiskFull) || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_IOERR || !noRoom(dir) {
+		return err
+	}
+	return diskFullError{err}
+}
+
 // diskFull reports whether err is SQLite's or the system's "no space".
 func diskFull(err error) bool {
 	var se *sqlite.Error

@@ -117,3 +117,48 @@ func TestWritesOnFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenOnFullDisk: a history that cannot be opened because the disk
+// is full says so (ErrDiskFull), whether the file is new or was there,
+// and OpenOrRecover keeps one in memory for the session, saying why;
+// once there is room, it opens on disk again.
+func TestOpenOnFullDisk(t *testing.T) {
+	disk := fulldisk.Mount(t, 2<<20)
+	ctx := t.Context()
+	d, err := Open(ctx, disk.Path("old/history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSession(t, d, "Before the disk filled")
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	disk.Fill()
+	for _, name := range []string{"new/history.db", "history.db", "old/history.db"} {
+		t.Run(name, func(t *testing.T) {
+			if d, err := Open(ctx, disk.Path(name)); !errors.Is(err, ErrDiskFull) {
+				if d != nil {
+					_ = d.Close()
+				}
+				t.Errorf("Open on a full disk: %v, not ErrDiskFull", err)
+			}
+			m, err := OpenOrRecover(ctx, disk.Path(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if rec := m.Recovery(); !m.InMemory() || rec == nil || !errors.Is(rec.Off, ErrDiskFull) {
+				t.Errorf("OpenOrRecover on a full disk: in memory %v, %v", m.InMemory(), rec)
+			}
+		})
+	}
+	disk.Release()
+	m, err := OpenOrRecover(ctx, disk.Path("old/history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if list, err := m.Sessions(ctx, Filter{}); m.InMemory() || err != nil || len(list) != 1 {
+		t.Errorf("once there is room: in memory %v, %d sessions, %v", m.InMemory(), len(list), err)
+	}
+}
