@@ -199,7 +199,10 @@ const (
 type AnalysisResult struct {
 	// SessionID is its id in history; 0 when it was not saved.
 	SessionID int64
-	Title     string
+	// History is what history holds of an analysis just made, as its
+	// session's final HistoryEvent says; zero for one read back.
+	History Keeping
+	Title   string
 	// Source names the document for people: the file's name, the URL
 	// (never with credentials or query), or "Pasted text".
 	Source string
@@ -579,6 +582,7 @@ func (s *AnalysisSession) run(ctx context.Context, req api.ReadRequest, opts api
 	})
 	finishSaved(rec, saved, 0)
 	res.SessionID = rec.ID() // made late, once a full disk had room
+	res.History = rec.keeping()
 	s.id.Store(res.SessionID)
 	s.emit(&AnalysisProgressEvent{Phase: AnalysisDone})
 	s.emit(&AnalysisDoneEvent{Result: res})

@@ -58,6 +58,9 @@ func (p Progress) Fraction() float64 {
 type FileResult struct {
 	SessionID int64
 	Response  *api.ListenResponse
+	// History is what history holds of it, as the session's final
+	// HistoryEvent says.
+	History Keeping
 }
 
 // FileProgressEvent reports how far a file transcription has come: the
@@ -191,7 +194,7 @@ func (s *FileTranscriptionSession) run(ctx context.Context, file io.Reader, tota
 		keepFileAudio(ctx, s.path, s.f.History, rec, s.f.Logger)
 	}
 	finishSaved(rec, saved, resp.Metadata.Duration)
-	s.emit(&FileDoneEvent{Result: &FileResult{SessionID: rec.ID(), Response: resp}})
+	s.emit(&FileDoneEvent{Result: &FileResult{SessionID: rec.ID(), Response: resp, History: rec.keeping()}})
 	return nil
 }
 

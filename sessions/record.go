@@ -64,10 +64,20 @@ type Keeping struct {
 	// what waits (Waiting) while the session runs, what was lost once it
 	// has ended. nil when everything so far is kept.
 	Err error
+	// InMemory reports that history is kept in memory for this session
+	// of Earshot only (store.OpenMemory: history is off): what it holds
+	// is gone when Earshot closes.
+	InMemory bool
 }
 
-// Kept reports whether history holds everything of the session so far.
-func (k Keeping) Kept() bool { return k.ID != 0 && k.Waiting == 0 && k.Err == nil }
+// Written reports whether history holds everything of the session so
+// far: in memory only, when InMemory.
+func (k Keeping) Written() bool { return k.ID != 0 && k.Waiting == 0 && k.Err == nil }
+
+// Kept reports whether history keeps everything of the session so far
+// for good: written, and not in memory only. It is the only word for
+// "kept in history".
+func (k Keeping) Kept() bool { return k.Written() && !k.InMemory }
 
 // HistoryEvent reports what history holds of a session when that changes:
 // writes start waiting for room on a full disk, more wait, they are
@@ -113,6 +123,7 @@ type record struct {
 	entry  store.Session
 	id     int64
 	dead   bool // the entry cannot be made: nothing more is written
+	memory bool // history is in memory for the session only (Keeping.InMemory)
 	clock  Clock
 	log    *slog.Logger
 	report func(Event)
@@ -158,6 +169,9 @@ func openRecord(ctx context.Context, h RecordHistory, s store.Session, clk Clock
 	r := &record{h: h, entry: s, clock: clk, log: log, report: report, words: error.Error}
 	if wh, ok := h.(interface{ errorWords(error) string }); ok {
 		r.words = wh.errorWords
+	}
+	if m, ok := h.(interface{ InMemory() bool }); ok {
+		r.memory = m.InMemory()
 	}
 	r.save(ctx, kindName(s.Kind), bounded(r.create))
 	return r
@@ -324,7 +338,7 @@ func (r *record) keeping() Keeping {
 	if r == nil {
 		return Keeping{}
 	}
-	k := Keeping{ID: r.id, Waiting: len(r.held)}
+	k := Keeping{ID: r.id, Waiting: len(r.held), InMemory: r.memory}
 	switch {
 	case len(r.lost) > 0:
 		what, plural := r.lostWhat()
@@ -419,7 +433,7 @@ func (r *record) written(ctx context.Context) bool {
 		return true
 	}
 	r.flush(context.WithoutCancel(ctx))
-	return r.keeping().Kept()
+	return r.keeping().Written()
 }
 
 // drop removes the record from history, with del, for a session that

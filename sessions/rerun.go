@@ -69,6 +69,8 @@ type RerunResult struct {
 	// WER is the word error rate of the new transcript against the
 	// original: Diff.WER().
 	WER float64
+	// History is what history holds of the re-run.
+	History Keeping
 }
 
 // rerunDetails is the Details JSON of a re-run's history entry.
@@ -173,8 +175,9 @@ func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, prog
 	// A result history could not keep is still the result: it is
 	// returned with why it was not kept.
 	var unsaved error
-	if k := rec.keeping(); k.Err != nil {
-		unsaved = k.Err
+	kept := rec.keeping()
+	if kept.Err != nil {
+		unsaved = kept.Err
 	}
 	newSide := RerunSide{
 		SessionID:  rec.ID(),
@@ -191,7 +194,7 @@ func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, prog
 		origSide.Audio = newSide.Audio
 	}
 	diff := worddiff.Compare(origSide.Transcript, newSide.Transcript)
-	return &RerunResult{Original: origSide, New: newSide, Diff: diff, WER: diff.WER()}, unsaved
+	return &RerunResult{Original: origSide, New: newSide, Diff: diff, WER: diff.WER(), History: kept}, unsaved
 }
 
 // rerunTitle names a re-run's entry.
