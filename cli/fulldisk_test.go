@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/earshot-app/earshot/internal/fulldisk"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -69,4 +70,40 @@ func TestFullDisk(t *testing.T) {
 			t.Errorf("left on the full disk: %q, %v", left, err)
 		}
 	})
+}
+
+// TestFullDiskAtOpen: with the disk full when a command opens the
+// history, history is off for the run: the command says so in one line,
+// naming the full disk in plain words, does what it was asked, exits 0,
+// and says what it made is not kept; never "saved to history".
+func TestFullDiskAtOpen(t *testing.T) {
+	needClip(t)
+	disk := fulldisk.Mount(t, 2<<20)
+	disk.Fill()
+	h := recoveredHarness(t, disk.Path("history.db"))
+	h.tty = true
+	off := "earshot: history is off: the disk that holds " + disk.Dir + " is full (free some space); this run is not kept\n"
+	for _, tc := range []struct {
+		name, out, said string
+		args            []string
+	}{
+		{"speak", "hello.wav", "Spoke ", []string{"speak", "Hello from a full disk.", "--model", "aura-asteria-en"}},
+		{"transcribe", "talk.txt", "Transcribed ", []string{"transcribe", clip}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h.stderr = testkit.Buffer{}
+			out := filepath.Join(t.TempDir(), tc.out)
+			if code := h.run(t, t.Context(), append(tc.args, "-o", out)...); code != 0 {
+				t.Errorf("exit status %d; stderr %q", code, h.stderr.String())
+			}
+			if fi, err := os.Stat(out); err != nil || fi.Size() == 0 {
+				t.Errorf("%s not written: %v", tc.out, err)
+			}
+			stderr := h.stderr.String()
+			if !strings.HasPrefix(stderr, off) || !strings.Contains(stderr, tc.said) ||
+				!strings.Contains(stderr, "; not kept (history is off).") || strings.Contains(stderr, "saved to history") {
+				t.Errorf("stderr %q; want first %q, then what was done, not kept", stderr, off)
+			}
+		})
+	}
 }

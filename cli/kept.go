@@ -30,12 +30,22 @@ func (w *historyWatch) take(ev sessions.Event) string {
 // history", or not), and returns the error the command ends with when it
 // lost some of it.
 func (w *historyWatch) end() (string, error) {
-	switch h := w.last; {
-	case h == nil:
+	if w.last == nil {
 		return "not saved to history", nil
-	case h.Kept():
-		return "saved to history", nil
-	default:
-		return "not saved to history", h.Err
 	}
+	return keptWords(w.last.Keeping)
+}
+
+// keptWords says what history holds of a session that ended, as its
+// final HistoryEvent says, and returns the error the command ends with
+// when history lost some of it: "saved to history" only when all of it
+// is kept for good; with history off (in memory), not kept, and no error.
+func keptWords(k sessions.Keeping) (string, error) {
+	switch {
+	case k.Kept():
+		return "saved to history", nil
+	case k.Written():
+		return "not kept (history is off)", nil
+	}
+	return "not saved to history", k.Err
 }

@@ -323,11 +323,8 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 	if err := writeOutput(env, out, buf.Bytes()); err != nil {
 		return err
 	}
-	saved := "; saved to history"
-	if unsaved != nil {
-		saved = ""
-	}
-	fmt.Fprintf(env.Stderr, "Transcribed %s (%.1f s of audio) with %s in %.1f s%s.\n",
+	saved, _ := keptWords(res.History)
+	fmt.Fprintf(env.Stderr, "Transcribed %s (%.1f s of audio) with %s in %.1f s; %s.\n",
 		name, res.Response.Metadata.Duration, conn.Name, time.Since(began).Seconds(), saved)
 	return unsaved
 }
