@@ -660,7 +660,7 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 		c.showError("live captions ended", err)
 	} else {
 		c.setStatus(savedWords("Stopped. "+plural(ls.finals, "caption"), ls.history))
-		if h := ls.history; h != nil && !h.Kept() && c.live == nil {
+		if h := ls.history; h != nil && !h.Written() && c.live == nil {
 			c.shown.unsaved = &sessions.Transcript{Title: c.shown.title, Captions: slices.Clone(c.view.captions), Created: ls.started}
 		}
 	}

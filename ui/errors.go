@@ -229,7 +229,8 @@ func unsavedWords(sf *sessions.SaveFailedEvent) string {
 
 // savedWords ends the words that close a session (done, as "Stopped. 12
 // captions") with what history holds of it, from the session's final
-// HistoryEvent h: "saved to history" only when everything was, and
+// HistoryEvent h: "saved to history" only when everything was kept for
+// good, that it is kept until Earshot closes when history is off, and
 // otherwise why not, with the importance to show them at. Without
 // history (h nil) nothing is claimed.
 func savedWords(done string, h *sessions.HistoryEvent) (string, widget.Importance) {
@@ -238,9 +239,15 @@ func savedWords(done string, h *sessions.HistoryEvent) (string, widget.Importanc
 		return done + ".", widget.MediumImportance
 	case h.Kept():
 		return done + " saved to history.", widget.MediumImportance
+	case h.Written():
+		return done + ", " + keptForSession + ".", widget.MediumImportance
 	}
 	return done + ". " + plainError(h.Err), widget.WarningImportance
 }
+
+// keptForSession says where a session is kept while history is in
+// memory (Keeping.InMemory): never "kept in history".
+const keptForSession = "kept until Earshot closes (history is off)"
 
 // historyNotice says what a running session's HistoryEvent h changes,
 // after prev, with the importance to show it at: while writes wait for

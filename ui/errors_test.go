@@ -207,6 +207,7 @@ func TestSavedWords(t *testing.T) {
 	full := store.MarkDiskFull(&fs.PathError{Op: "write", Path: "history.db-wal", Err: syscall.ENOSPC})
 	lost := &sessions.HistoryEvent{Final: true, Keeping: sessions.Keeping{Err: &sessions.SaveFailedEvent{What: "the live captions", Plural: true, Err: full}}}
 	kept := &sessions.HistoryEvent{Final: true, Keeping: sessions.Keeping{ID: 7}}
+	inMemory := &sessions.HistoryEvent{Final: true, Keeping: sessions.Keeping{ID: 7, InMemory: true}}
 	for _, tc := range []struct {
 		name string
 		h    *sessions.HistoryEvent
@@ -215,6 +216,7 @@ func TestSavedWords(t *testing.T) {
 	}{
 		{"kept", kept, "Stopped. 3 captions saved to history.", widget.MediumImportance},
 		{"no history", nil, "Stopped. 3 captions.", widget.MediumImportance},
+		{"history off", inMemory, "Stopped. 3 captions, kept until Earshot closes (history is off).", widget.MediumImportance},
 		{"lost to a full disk", lost, "Stopped. 3 captions. The disk is full: the live captions were not saved to history. Free some space, or save them as a file.", widget.WarningImportance},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

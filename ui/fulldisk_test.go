@@ -5,6 +5,7 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,15 @@ func TestFullDisk(t *testing.T) {
 	}
 	h.selectTestMic(t)
 	disk.Fill()
+	// No status says anything is kept while the disk is full; "saved to
+	// history" only once it has room again, for the captions.
+	kept := &claims{phrases: []string{"kept in history", "saved to history"}}
+	h.ui(func() { h.observe = func() { kept.look(h) } })
+	t.Cleanup(func() {
+		if len(kept.seen) > 0 {
+			t.Errorf("statuses said what was not kept was: %q", kept.seen)
+		}
+	})
 
 	// notKept checks a status: the disk is full, what was not saved, and
 	// no word of anything kept.
@@ -161,6 +171,7 @@ func TestFullDisk(t *testing.T) {
 		h.ui(func() {
 			h.SelectTab("Captions")
 			h.observe = func() {
+				kept.look(h)
 				roomAgain = roomAgain || c.status.Text == "The disk has room again: the captions that waited are in history now."
 			}
 			test.Tap(c.start)
@@ -169,6 +180,7 @@ func TestFullDisk(t *testing.T) {
 			return c.live != nil && len(finalsOf(c.view.lines())) > 0 &&
 				strings.HasPrefix(c.status.Text, "The disk is full: waiting to write the live captions to history")
 		})
+		h.ui(func() { kept.phrases = []string{"kept in history"} }) // the captions are saved once there is room
 		disk.Release()
 		close(room.release)
 		h.waitFor(t, "the session to end with its recording", func() bool { return c.live == nil && strings.HasPrefix(c.status.Text, "Stopped. ") })
@@ -197,4 +209,93 @@ func TestFullDisk(t *testing.T) {
 			}
 		}
 	})
+}
+
+// claims collects the statuses the window showed that say one of
+// phrases, not denied ("not saved to history", "could not be saved to
+// history"): what it claimed was kept.
+type claims struct {
+	phrases []string
+	seen    []string
+}
+
+// look reads the status of every tab a session ends in, and the header's
+// notice. Call it as the UI goroutine (h.observe).
+func (c *claims) look(h *harness) {
+	notice, _ := h.Notice()
+	for _, text := range []string{h.captions.status.Text, h.converse.status.Text, h.voices.status.Text,
+		h.agent.status.Text, h.analyze.status.Text, notice} {
+		said := strings.NewReplacer("not saved to history", "", "not be saved to history", "", "nothing was kept in history", "").Replace(text)
+		for _, p := range c.phrases {
+			if strings.Contains(said, p) && !slices.Contains(c.seen, text) {
+				c.seen = append(c.seen, text)
+			}
+		}
+	}
+}
+
+// TestFullDiskAtOpen: the disk is full when the app opens, so history is
+// kept in memory for the session. The header names the full disk in
+// plain words (not SQLite's "database or disk is full (13)"); a
+// synthesis and live captions show their result and say they are kept
+// until Earshot closes; no status ever says anything is kept in, or
+// saved to, history.
+func TestFullDiskAtOpen(t *testing.T) {
+	disk := fulldisk.Mount(t, 2<<20)
+	disk.Fill()
+	s := store.DefaultSettings()
+	s.Backend = store.BackendLocal
+	h := newHarnessWith(t, harnessConfig{
+		engine: true, settings: &s, dbPath: disk.Path("history.db"),
+		mics:     &fakeMics{samples: recording(t, reader1), speed: 1},
+		speakers: sessions.DeviceSpeakers{Backends: []malgo.Backend{device.NullBackend}},
+	}, Options{searchDelay: time.Millisecond})
+	if err := h.waitReady(t); err != nil {
+		t.Fatalf("OnReady(%v)", err)
+	}
+	kept := &claims{phrases: []string{"kept in history", "saved to history"}}
+	h.ui(func() { h.observe = func() { kept.look(h) } })
+	notice, shown := h.notice()
+	want := "History is off: the disk is full, so Earshot cannot write its history in " + disk.Dir + ". What you do now is kept until Earshot closes, " +
+		"and settings saved now are not kept either. Free some space, and open Earshot again to keep history."
+	if !shown || notice != want {
+		t.Errorf("notice %q (shown %v)\nwant %q", notice, shown, want)
+	}
+	h.selectTestMic(t)
+
+	t.Run("synthesis", func(t *testing.T) {
+		v := h.voices
+		h.waitFor(t, "the voices", func() bool { return len(v.controls.all) > 0 })
+		h.ui(func() {
+			h.SelectTab("Voices")
+			v.controls.text.SetText("The disk is full, and this is spoken all the same.")
+		})
+		h.press(playShortcut)
+		h.waitFor(t, "the synthesis to end", func() bool { return !v.busy() && len(v.run.kept) == 1 })
+		var status string
+		h.ui(func() { status = v.status.Text })
+		if !strings.HasPrefix(status, "Spoke ") || !strings.HasSuffix(status, ", kept until Earshot closes (history is off).") {
+			t.Errorf("status %q", status)
+		}
+	})
+
+	t.Run("captions", func(t *testing.T) {
+		c := h.captions
+		h.ui(func() {
+			h.SelectTab("Captions")
+			test.Tap(c.start)
+		})
+		h.waitFor(t, "the session to end with its recording", func() bool {
+			return c.live == nil && strings.HasPrefix(c.status.Text, "Stopped. ")
+		})
+		finals := finalsOf(h.captionLines())
+		if want := "Stopped. " + plural(len(finals), "caption") + ", kept until Earshot closes (history is off)."; len(finals) == 0 || h.statusText() != want {
+			t.Errorf("status %q, want %q", h.statusText(), want)
+		}
+	})
+
+	h.ui(func() { h.observe = nil })
+	if len(kept.seen) > 0 {
+		t.Errorf("statuses said what history is off for was kept: %q", kept.seen)
+	}
 }

@@ -178,8 +178,10 @@ func (r *rerunDialog) onRun() {
 				if res == nil {
 					return
 				}
-			} else {
+			} else if res.History.Kept() {
 				r.status.SetText(fmt.Sprintf("Saved to history as “%s”.", res.New.Title))
+			} else {
+				r.status.SetText(fmt.Sprintf("“%s”, %s.", res.New.Title, keptForSession))
 			}
 			r.showResult(res)
 			a.historyChanged(store.KindFile)

@@ -273,6 +273,8 @@ func (r *voicesRun) keptWords() (string, widget.Importance) {
 		return ".", widget.SuccessImportance
 	case h.Kept():
 		return ", and kept in history.", widget.SuccessImportance
+	case h.Written():
+		return ", " + keptForSession + ".", widget.MediumImportance
 	default:
 		return ". " + plainError(h.Err), widget.WarningImportance
 	}
