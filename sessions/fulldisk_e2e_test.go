@@ -53,20 +53,13 @@ func TestFullDiskEndToEnd(t *testing.T) {
 			t.Errorf("the final HistoryEvent %+v (%v); want %s not kept for a full disk", last.Keeping, last.Err, want)
 		}
 	}
-	drain := func(ch <-chan sessions.Event) []sessions.Event {
-		var out []sessions.Event
-		for ev := range ch {
-			out = append(out, ev)
-		}
-		return out
-	}
 
 	t.Run("file", func(t *testing.T) {
 		s, err := ws.StartFileTranscription(ctx, librivoxPath("0870"))
 		if err != nil {
 			t.Fatalf("a file transcription on a full disk did not start: %v", err)
 		}
-		evs := drain(s.Events())
+		evs := untilClosed(s.Events())
 		if err := s.Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -94,18 +87,7 @@ func TestFullDiskEndToEnd(t *testing.T) {
 	})
 
 	t.Run("synthesis", func(t *testing.T) {
-		v, err := ws.Voices(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: "The disk is full, and this is still spoken.", Voice: "flux-kit-en", Silent: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs := drain(s.Events())
-		if err := s.Stop(); err != nil {
-			t.Fatal(err)
-		}
+		s, evs := synthesizeSilently(t, ctx, ws, "The disk is full, and this is still spoken.")
 		if res := s.Result(); res.Duration() < time.Second || res.SessionID != 0 {
 			t.Errorf("the synthesis: %.1f s of audio, entry %d", res.Duration().Seconds(), res.SessionID)
 		}
@@ -118,7 +100,7 @@ func TestFullDiskEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("an analysis on a full disk did not start: %v", err)
 		}
-		evs := drain(s.Events())
+		evs := untilClosed(s.Events())
 		if err := s.Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +143,7 @@ func TestFullDiskEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("a conversation on a full disk did not start: %v", err)
 		}
-		evs := drain(c.Events())
+		evs := untilClosed(c.Events())
 		if err := c.Stop(); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package sessions_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -38,21 +39,13 @@ func TestHistoryInMemoryNotKept(t *testing.T) {
 		}
 		return last.Keeping
 	}
-	drain := func(ch <-chan sessions.Event) []sessions.Event {
-		var out []sessions.Event
-		for ev := range ch {
-			out = append(out, ev)
-		}
-		return out
-	}
-
 	var fileID int64
 	t.Run("file", func(t *testing.T) {
 		s, err := ws.StartFileTranscription(ctx, librivoxPath("0880"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs := drain(s.Events())
+		evs := untilClosed(s.Events())
 		if err := s.Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -77,18 +70,7 @@ func TestHistoryInMemoryNotKept(t *testing.T) {
 	})
 
 	t.Run("synthesis", func(t *testing.T) {
-		v, err := ws.Voices(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: "History is off, and this is spoken all the same.", Voice: "flux-kit-en", Silent: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs := drain(s.Events())
-		if err := s.Stop(); err != nil {
-			t.Fatal(err)
-		}
+		_, evs := synthesizeSilently(t, ctx, ws, "History is off, and this is spoken all the same.")
 		forSession(t, "the final HistoryEvent", final(t, evs))
 	})
 
@@ -99,4 +81,35 @@ func TestHistoryInMemoryNotKept(t *testing.T) {
 		}
 		forSession(t, "the analysis", res.History)
 	})
+}
+
+// untilClosed reads a session's events until the channel closes. Unlike
+// allEvents, which gives up after 30 s (for sessions on a fake service),
+// it waits as long as the session runs on the local engine: bounded by
+// the context the test started it with.
+func untilClosed(ch <-chan sessions.Event) []sessions.Event {
+	var out []sessions.Event
+	for ev := range ch {
+		out = append(out, ev)
+	}
+	return out
+}
+
+// synthesizeSilently speaks text with the local engine's voice, not
+// played, and returns the synthesis once it has ended, with its events.
+func synthesizeSilently(t *testing.T, ctx context.Context, ws *sessions.Workspace, text string) (*sessions.Synthesis, []sessions.Event) {
+	t.Helper()
+	v, err := ws.Voices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := v.Synthesize(ctx, sessions.SynthesisRequest{Text: text, Voice: "flux-kit-en", Silent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := untilClosed(s.Events())
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	return s, evs
 }

@@ -93,16 +93,7 @@ func TestFullDisk(t *testing.T) {
 	})
 
 	t.Run("synthesis", func(t *testing.T) {
-		v := h.voices
-		h.waitFor(t, "the voices", func() bool { return len(v.controls.all) > 0 })
-		h.ui(func() {
-			h.SelectTab("Voices")
-			v.controls.text.SetText("The disk is full, and this is spoken all the same.")
-		})
-		h.press(playShortcut)
-		h.waitFor(t, "the synthesis to end", func() bool { return !v.busy() && len(v.run.kept) == 1 })
-		var status string
-		h.ui(func() { status = v.status.Text })
+		status := h.speakInVoices(t, "The disk is full, and this is spoken all the same.")
 		if !strings.HasPrefix(status, "Spoke ") {
 			t.Errorf("status %q", status)
 		}
@@ -211,6 +202,23 @@ func TestFullDisk(t *testing.T) {
 	})
 }
 
+// speakInVoices speaks text with Play in the Voices tab, and returns the
+// tab's status once the synthesis has ended.
+func (h *harness) speakInVoices(t *testing.T, text string) string {
+	t.Helper()
+	v := h.voices
+	h.waitFor(t, "the voices", func() bool { return len(v.controls.all) > 0 })
+	h.ui(func() {
+		h.SelectTab("Voices")
+		v.controls.text.SetText(text)
+	})
+	h.press(playShortcut)
+	h.waitFor(t, "the synthesis to end", func() bool { return !v.busy() && len(v.run.kept) == 1 })
+	var status string
+	h.ui(func() { status = v.status.Text })
+	return status
+}
+
 // claims collects the statuses the window showed that say one of
 // phrases, not denied ("not saved to history", "could not be saved to
 // history"): what it claimed was kept.
@@ -264,16 +272,7 @@ func TestFullDiskAtOpen(t *testing.T) {
 	h.selectTestMic(t)
 
 	t.Run("synthesis", func(t *testing.T) {
-		v := h.voices
-		h.waitFor(t, "the voices", func() bool { return len(v.controls.all) > 0 })
-		h.ui(func() {
-			h.SelectTab("Voices")
-			v.controls.text.SetText("The disk is full, and this is spoken all the same.")
-		})
-		h.press(playShortcut)
-		h.waitFor(t, "the synthesis to end", func() bool { return !v.busy() && len(v.run.kept) == 1 })
-		var status string
-		h.ui(func() { status = v.status.Text })
+		status := h.speakInVoices(t, "The disk is full, and this is spoken all the same.")
 		if !strings.HasPrefix(status, "Spoke ") || !strings.HasSuffix(status, ", kept until Earshot closes (history is off).") {
 			t.Errorf("status %q", status)
 		}
