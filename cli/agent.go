@@ -267,10 +267,17 @@ func sessionEnd(a *sessions.AgentSession) error {
 func agentVoice(ctx context.Context, env Env, a *sessions.AgentSession) error {
 	_, stopped := stopper(ctx, a.Done(), a.Stop)
 	fmt.Fprintln(env.Stderr, "Talking with the agent. Speak; press Ctrl+C to stop.")
-	var writeErr error
+	var (
+		writeErr error
+		hist     historyWatch
+	)
 	for ev := range a.Events() {
+		line := hist.take(ev)
 		if writeErr != nil {
 			continue
+		}
+		if line != "" {
+			fmt.Fprintln(env.Stderr, line)
 		}
 		if _, err := printAgentEvent(env, ev, true); err != nil {
 			writeErr = fmt.Errorf("write the conversation: %w", err)
@@ -283,6 +290,7 @@ func agentVoice(ctx context.Context, env Env, a *sessions.AgentSession) error {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
-	fmt.Fprintln(env.Stderr, "Stopped; the conversation is saved to history.")
-	return nil
+	saved, unsaved := hist.end()
+	fmt.Fprintf(env.Stderr, "Stopped; the conversation is %s.\n", saved)
+	return unsaved
 }

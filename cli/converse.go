@@ -160,8 +160,13 @@ func runConversation(ctx context.Context, env Env, ws *Workspace, req sessions.C
 	var (
 		turns    int
 		writeErr error
+		hist     historyWatch
 	)
 	for ev := range c.Events() {
+		if line := hist.take(ev); line != "" {
+			status.clear()
+			fmt.Fprintln(env.Stderr, line)
+		}
 		switch e := ev.(type) {
 		case *sessions.TurnInfoEvent:
 			if e.Event != api.EventEndOfTurn {
@@ -194,11 +199,12 @@ func runConversation(ctx context.Context, env Env, ws *Workspace, req sessions.C
 	if writeErr != nil {
 		return writeErr
 	}
-	fmt.Fprintf(env.Stderr, "Stopped after %.1f s: %s ended; saved to history.\n", time.Since(began).Seconds(), count.Of(turns, "turn"))
+	saved, unsaved := hist.end()
+	fmt.Fprintf(env.Stderr, "Stopped after %.1f s: %s ended; %s.\n", time.Since(began).Seconds(), count.Of(turns, "turn"), saved)
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return runErr
 	}
-	return nil
+	return unsaved
 }
 
 // writeTurn prints a turn that ended, on one line: its number, its times,

@@ -131,8 +131,13 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 		caps        []sessions.Caption
 		writeErr    error
 		lastAttempt int
+		hist        historyWatch
 	)
 	for ev := range c.Events() {
+		if line := hist.take(ev); line != "" {
+			status.clear()
+			fmt.Fprintln(env.Stderr, line)
+		}
 		switch e := ev.(type) {
 		case *sessions.FinalEvent:
 			caps = append(caps, e.Caption)
@@ -186,15 +191,12 @@ func runLive(ctx context.Context, env Env, ws *Workspace, f *transcribeFlags, s 
 			return err
 		}
 	}
-	saved := "saved to history"
-	if c.SessionID() == 0 {
-		saved = "not saved"
-	}
+	saved, unsaved := hist.end()
 	fmt.Fprintf(env.Stderr, "Stopped after %.1f s: %s; %s.\n", time.Since(began).Seconds(), count.Of(len(caps), "caption"), saved)
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return runErr
 	}
-	return nil
+	return unsaved
 }
 
 // captionLine is a final caption as a line of text, led by its speaker

@@ -126,15 +126,12 @@ Flags:
 	if err := writeOutput(env, output, buf.Bytes()); err != nil {
 		return err
 	}
-	saved := "; saved to history"
-	if unsaved != nil {
-		saved = ""
-	}
+	saved, _ := keptWords(res.History)
 	parts := ""
 	if n := res.PartCount(); n > 1 {
 		parts = fmt.Sprintf(" in %d parts", n)
 	}
-	fmt.Fprintf(env.Stderr, "Analysed %s%s (%s) with %s%s.\n", res.Title, parts, strings.Join(f.Names(), ", "), res.Backend, saved)
+	fmt.Fprintf(env.Stderr, "Analysed %s%s (%s) with %s; %s.\n", res.Title, parts, strings.Join(f.Names(), ", "), res.Backend, saved)
 	return unsaved
 }
 

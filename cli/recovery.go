@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/earshot-app/earshot/store"
 )
@@ -27,6 +28,9 @@ func recoveryLine(r *store.Recovery) string {
 func offReason(r *store.Recovery) string {
 	if errors.Is(r.Off, store.ErrNewerSchema) {
 		return r.Path + " was written by a newer version of Earshot, which this one leaves as it is"
+	}
+	if errors.Is(r.Off, store.ErrDiskFull) {
+		return "the disk that holds " + filepath.Dir(r.Path) + " is full (free some space)"
 	}
 	var pe *fs.PathError
 	if dir := r.Folder(); dir != "" && errors.As(r.Off, &pe) {

@@ -108,13 +108,15 @@ Flags:
 	if errors.Is(err, store.ErrNotFound) {
 		return reword(err, "there is no history entry %d ('earshot history' lists them)", id)
 	}
-	if err != nil {
+	if res == nil {
 		return err
 	}
+	// A result history could not keep is still printed; the failure to
+	// keep it is the command's error.
 	if asJSON {
-		return writeRerunJSON(env, res)
+		return errors.Join(writeRerunJSON(env, res), err)
 	}
-	return writeRerunText(env, res)
+	return errors.Join(writeRerunText(env, res), err)
 }
 
 // flagSet reports whether the flag name was given.
@@ -128,7 +130,11 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 func writeRerunText(env Env, res *sessions.RerunResult) error {
 	o, n := res.Original, res.New
 	w := env.Stdout
-	fmt.Fprintf(w, "%s (entry %d), run again as entry %d.\n\n", quoted(o.Title), o.SessionID, n.SessionID)
+	again := fmt.Sprintf("run again as entry %d", n.SessionID)
+	if n.SessionID == 0 {
+		again = "run again (not saved to history)"
+	}
+	fmt.Fprintf(w, "%s (entry %d), %s.\n\n", quoted(o.Title), o.SessionID, again)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "\tOriginal\tRe-run\n")
 	fmt.Fprintf(tw, "Service\t%s\t%s\n", orDash(o.Backend), orDash(n.Backend))

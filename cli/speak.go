@@ -154,7 +154,9 @@ func speakWith(ctx context.Context, env Env, voices *sessions.Voices, req sessio
 	}
 	_, stopped := stopper(ctx, syn.Done(), syn.Stop)
 	term := env.isTerminal(env.Stderr)
+	var hist historyWatch
 	for ev := range syn.Events() {
+		hist.take(ev)
 		switch e := ev.(type) {
 		case *sessions.FirstAudioEvent:
 			if term {
@@ -212,18 +214,19 @@ func speakWith(ctx context.Context, env Env, voices *sessions.Voices, req sessio
 		}
 	}
 	if res.Partial != nil {
-		// What was spoken is kept (in the file, and in history as
-		// partial); the run did not do what it was asked.
+		// What was spoken is kept (in the file, and in history, when it
+		// had room, as partial); the run did not do what it was asked.
 		return reword(runErr, "%s", res.Partial.Error())
 	}
+	saved, unsaved := hist.end()
 	if res.Unplayed != nil {
-		return reword(res.Unplayed, "nothing was played: %s. The %.1f s of audio are saved in history; write them to a file with -o FILE",
-			deviceProblem(res.Unplayed), res.Duration().Seconds())
+		return reword(res.Unplayed, "nothing was played: %s. The %.1f s of audio are %s; write them to a file with -o FILE",
+			deviceProblem(res.Unplayed), res.Duration().Seconds(), saved)
 	}
 	if term {
-		fmt.Fprintf(env.Stderr, "Spoke %.1f s with %s in %.1f s; saved to history.\n", res.Duration().Seconds(), req.Voice, time.Since(began).Seconds())
+		fmt.Fprintf(env.Stderr, "Spoke %.1f s with %s in %.1f s; %s.\n", res.Duration().Seconds(), req.Voice, time.Since(began).Seconds(), saved)
 	}
-	return nil
+	return unsaved
 }
 
 // deviceProblem says in a few words what is wrong with a sound device:

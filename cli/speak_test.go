@@ -159,7 +159,7 @@ func TestSpeakWithoutSpeaker(t *testing.T) {
 	if code := h.run(t, ctx, "speak", "Nobody is listening."); code != 1 {
 		t.Errorf("exit status %d, want 1", code)
 	}
-	want := regexp.MustCompile(`^earshot speak: nothing was played: no speaker or headphones were found\. The \d+\.\d s of audio are saved in history; write them to a file with -o FILE\n$`)
+	want := regexp.MustCompile(`^earshot speak: nothing was played: no speaker or headphones were found\. The \d+\.\d s of audio are saved to history; write them to a file with -o FILE\n$`)
 	if got := h.stderr.String(); !want.MatchString(got) {
 		t.Errorf("stderr %q, want one line matching %s", got, want)
 	}

@@ -323,11 +323,8 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 	if err := writeOutput(env, out, buf.Bytes()); err != nil {
 		return err
 	}
-	saved := "; saved to history"
-	if unsaved != nil {
-		saved = ""
-	}
-	fmt.Fprintf(env.Stderr, "Transcribed %s (%.1f s of audio) with %s in %.1f s%s.\n",
+	saved, _ := keptWords(res.History)
+	fmt.Fprintf(env.Stderr, "Transcribed %s (%.1f s of audio) with %s in %.1f s; %s.\n",
 		name, res.Response.Metadata.Duration, conn.Name, time.Since(began).Seconds(), saved)
 	return unsaved
 }
@@ -340,7 +337,8 @@ func writeOutput(env Env, out string, b []byte) error {
 		_, err := env.Stdout.Write(b)
 		return err
 	}
-	if err := os.WriteFile(out, b, 0o644); err != nil {
+	// Whole or not at all: a full disk leaves no half a file behind.
+	if err := sessions.WriteFile(out, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 		return fmt.Errorf("write the transcript: %w", err)
 	}
 	return nil
@@ -354,6 +352,7 @@ func plainError(err error) error {
 	var dns *net.DNSError
 	var done *reworded
 	var partial *sessions.PartialSynthesisError
+	var unsaved *sessions.SaveFailedEvent
 	switch {
 	case errors.As(err, &done):
 		return err // already in plain words
@@ -363,6 +362,14 @@ func plainError(err error) error {
 		return reword(err, "cancelled")
 	case errors.Is(err, sessions.ErrNoKey):
 		return err
+	case errors.As(err, &unsaved) && errors.Is(err, store.ErrDiskFull):
+		was := "was"
+		if unsaved.Plural {
+			was = "were"
+		}
+		return reword(err, "the disk is full: %s %s not saved to history (free some space)", unsaved.What, was)
+	case errors.Is(err, store.ErrDiskFull):
+		return reword(err, "the disk is full, so nothing was written (free some space): %v", err)
 	case errors.Is(err, api.ErrUndecodableAudio), errors.Is(err, audio.ErrUndecodable):
 		return reword(err, "the audio could not be decoded: is it a wav, mp3, flac, ogg or opus file? (%v)", err)
 	case errors.As(err, &apiErr):

@@ -137,6 +137,7 @@ type AgentSession struct {
 	log  *slog.Logger
 	conn AgentConn
 	rec  *record
+	id   atomic.Int64 // rec's id, for other goroutines: made late on a full disk
 
 	cmds chan func(context.Context)
 
@@ -293,13 +294,14 @@ func (a *AgentSession) Start(ctx context.Context) error {
 			return nil, err
 		}
 		details, _ := json.Marshal(agentDetails(set))
-		rec, err := openRecord(ctx, a.cfg.History, store.Session{Kind: store.KindAgent, Title: a.cfg.Title,
-			Source: "Agent", Backend: a.cfg.Backend, Model: thinkModel(set), Details: string(details)}, a.clock, a.log, func(e *SaveFailedEvent) { a.emit(e) })
-		if err != nil {
-			_ = conn.Close()
-			return nil, err
-		}
+		rec := openRecord(ctx, a.cfg.History, store.Session{Kind: store.KindAgent, Title: a.cfg.Title,
+			Source: "Agent", Backend: a.cfg.Backend, Model: thinkModel(set), Details: string(details)}, a.clock, a.log,
+			lateID(a.emit, func(id int64) {
+				a.id.Store(id)
+				a.cfg.Inspector.Bind(wireLabel, id)
+			}))
 		a.conn, a.rec = conn, rec
+		a.id.Store(rec.ID())
 		a.cfg.Inspector.Bind(wireLabel, rec.ID())
 		if b, err := api.EncodeAgentMessage(&set); err == nil {
 			a.emit(&AgentWireEvent{Out: true, Type: api.TypeSettings, JSON: string(b), At: a.clock.Now()})
@@ -598,6 +600,8 @@ loop:
 				a.send(ctx, &api.AgentKeepAlive{})
 			}
 			keep.Reset(a.cfg.KeepAlive)
+		case <-a.rec.retry():
+			a.rec.retryHeld(ctx)
 		case mf := <-mic:
 			pcm := mf.pcm
 			now := mf.t
@@ -830,7 +834,7 @@ loop:
 	if b, err := sound.ogg(); err != nil {
 		a.log.Warn("agent: the conversation's sound could not be encoded", "err", err)
 	} else if b != nil {
-		a.rec.save(ctx, "the conversation's sound", bounded(func(ctx context.Context, id int64) error {
+		a.rec.saveOnce(ctx, "the conversation's sound", bounded(func(ctx context.Context, id int64) error {
 			return a.cfg.History.SaveAudio(ctx, id, store.Audio{ContentType: KeptContentType, Encoding: KeptEncoding, SampleRate: recordRate, Data: b})
 		}))
 	}
@@ -934,9 +938,9 @@ func (a *AgentSession) runFunction(ctx context.Context, f api.FunctionCall) {
 
 // Functions the app offers the agent.
 
-// ID is the conversation's id in history (0 before it started, or
-// without history).
-func (a *AgentSession) ID() int64 { return a.rec.ID() }
+// ID is the conversation's id in history (0 before it started, without
+// history, or while a full disk has no room for its entry).
+func (a *AgentSession) ID() int64 { return a.id.Load() }
 
 // Kept reports whether history keeps the conversation: once it has
 // ended, false when nothing was said in it (or there is no history).

@@ -199,7 +199,10 @@ const (
 type AnalysisResult struct {
 	// SessionID is its id in history; 0 when it was not saved.
 	SessionID int64
-	Title     string
+	// History is what history holds of an analysis just made, as its
+	// session's final HistoryEvent says; zero for one read back.
+	History Keeping
+	Title   string
 	// Source names the document for people: the file's name, the URL
 	// (never with credentials or query), or "Pasted text".
 	Source string
@@ -399,8 +402,9 @@ func (*AnalysisDoneEvent) isEvent()     {}
 
 // AnalysisSession is one document sent to text intelligence. Its events
 // are *AnalysisProgressEvent as it goes through its phases, a
-// *SaveFailedEvent when history could not keep the result, and
-// *AnalysisDoneEvent with the result, last; then the channel closes.
+// *SaveFailedEvent when history could not keep the result, a final
+// *HistoryEvent, and *AnalysisDoneEvent with the result, last; then the
+// channel closes.
 // Stop, or cancelling Start's context, cancels it: the session is saved
 // as cancelled and Err matches context.Canceled.
 //
@@ -429,8 +433,9 @@ func (s *AnalysisSession) SessionID() int64 { return s.id.Load() }
 // text (fetched by the service), records the analysis in history and
 // sends it in the background, in parts when it is longer than one
 // request takes. A request the service would refuse and a document that
-// cannot be read or fetched fail Start, and nothing is saved. ctx bounds
-// the whole session: cancelling it stops the session like Stop.
+// cannot be read or fetched fail Start, and nothing is saved; a history
+// that cannot keep the analysis (a full disk) does not. ctx bounds the
+// whole session: cancelling it stops the session like Stop.
 func (s *AnalysisSession) Start(ctx context.Context) error { return s.start(ctx, s.prepare) }
 
 func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
@@ -529,7 +534,7 @@ func (s *AnalysisSession) open(ctx context.Context, res *AnalysisResult, opts ap
 		Options: string(optJSON),
 		Details: string(details),
 		Started: res.Created,
-	}, s.clock, s.a.Logger, func(e *SaveFailedEvent) { s.emit(e) })
+	}, s.clock, s.a.Logger, s.emit), nil
 }
 
 // run sends the document, in parts when it is long, or the URL (and,
@@ -576,6 +581,9 @@ func (s *AnalysisSession) run(ctx context.Context, req api.ReadRequest, opts api
 		return s.a.History.SaveResponse(ctx, id, body, res.Text)
 	})
 	finishSaved(rec, saved, 0)
+	res.SessionID = rec.ID() // made late, once a full disk had room
+	res.History = rec.keeping()
+	s.id.Store(res.SessionID)
 	s.emit(&AnalysisProgressEvent{Phase: AnalysisDone})
 	s.emit(&AnalysisDoneEvent{Result: res})
 	return nil

@@ -92,7 +92,9 @@ type CaptionsConfig struct {
 // audio the service had not finalized is sent again, and the new
 // connection's timestamps, which restart at zero, are shifted so the
 // transcript stays continuous. While muted, no audio is sent and
-// KeepAlive messages hold the connection open.
+// KeepAlive messages hold the connection open. While the disk is full,
+// the captions go on and wait in memory to be saved, in order, once there
+// is room (HistoryEvent says how many wait).
 //
 // Start, Stop, SetMuted and Events are safe for concurrent use. Events must
 // be read until it is closed.
@@ -126,11 +128,18 @@ func NewCaptions(cfg CaptionsConfig) *Captions {
 	}
 }
 
-// SessionID returns the session's id in history (0 without history).
+// SessionID returns the session's id in history (0 without history, and
+// while a full disk has no room for its entry).
 func (c *Captions) SessionID() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sessionID
+}
+
+func (c *Captions) setSessionID(id int64) {
+	c.mu.Lock()
+	c.sessionID = id
+	c.mu.Unlock()
 }
 
 // SourceName names the audio the session captions (the microphone), as
@@ -166,20 +175,15 @@ func (c *Captions) prepare(ctx context.Context) (runFunc, error) {
 		}
 	}
 	optJSON, _ := json.Marshal(opts.Query())
-	rec, err := openRecord(ctx, historyOrNil(c.cfg.History), store.Session{
+	rec := openRecord(ctx, historyOrNil(c.cfg.History), store.Session{
 		Kind:    store.KindCaptions,
 		Title:   c.cfg.Title,
 		Source:  c.cfg.SourceName,
 		Backend: c.cfg.Backend,
 		Model:   opts.Model,
 		Options: string(optJSON),
-	}, c.clock, c.log, func(e *SaveFailedEvent) { c.emit(e) })
-	if err != nil {
-		return nil, fmt.Errorf("captions: %w", err)
-	}
-	c.mu.Lock()
-	c.sessionID = rec.ID()
-	c.mu.Unlock()
+	}, c.clock, c.log, lateID(c.emit, c.setSessionID))
+	c.setSessionID(rec.ID())
 	keep, err := newKeptAudio(c.cfg.KeepAudio && rec != nil, c.cfg.History, channels, c.log)
 	if err != nil {
 		c.log.Warn("captions: the audio will not be kept", "err", err)
@@ -440,6 +444,8 @@ func (r *captionsRun) run(ctx context.Context) error {
 			}
 		case <-keepAlive.C():
 			r.keepAlive(ctx)
+		case <-r.rec.retry():
+			r.rec.retryHeld(ctx)
 		}
 		if r.state == StateFailed {
 			return r.lastErr
@@ -647,15 +653,16 @@ func (r *captionsRun) dial(ctx context.Context) {
 		return
 	}
 	r.dialing = true
+	wire := r.rec.wire(ctx) // the record is the run loop's: read here
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		var st ListenStream
 		err := warm(ctx, r.c.cfg.Recognizer, r.c.emit)
-		dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+		dctx, cancel := context.WithTimeout(wire, dialTimeout)
 		defer cancel()
 		if err == nil {
-			st, err = r.c.cfg.Streamer.Listen(r.rec.wire(dctx), r.opts)
+			st, err = r.c.cfg.Streamer.Listen(dctx, r.opts)
 		}
 		if err != nil && st != nil {
 			st.Close()

@@ -265,14 +265,21 @@ func NewConversation(cfg ConversationConfig) *Conversation {
 
 // A Conversation's events are *TurnInfoEvent, *ConfigureEvent,
 // *TurnWarningEvent, *ConnectedEvent, *SentEvent,
-// *UnknownTurnMessageEvent, *StateEvent, *LevelEvent and
-// *SaveFailedEvent.
+// *UnknownTurnMessageEvent, *StateEvent, *LevelEvent, *SaveFailedEvent
+// and *HistoryEvent.
 
-// SessionID returns the session's id in history (0 without history).
+// SessionID returns the session's id in history (0 without history, and
+// while a full disk has no room for its entry).
 func (c *Conversation) SessionID() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sessionID
+}
+
+func (c *Conversation) setSessionID(id int64) {
+	c.mu.Lock()
+	c.sessionID = id
+	c.mu.Unlock()
 }
 
 // SourceName names the audio of the session, as history shows it.
@@ -331,21 +338,18 @@ func (c *Conversation) prepare(ctx context.Context) (runFunc, error) {
 		return nil, fmt.Errorf("conversation: %w", err)
 	}
 	optJSON, _ := json.Marshal(c.opts.Query())
-	rec, err := openRecord(ctx, historyOrNil(c.cfg.History), store.Session{
+	rec := openRecord(ctx, historyOrNil(c.cfg.History), store.Session{
 		Kind:    store.KindConversation,
 		Title:   c.cfg.Title,
 		Source:  c.cfg.SourceName,
 		Backend: c.cfg.Backend,
 		Model:   c.opts.Model,
 		Options: string(optJSON),
-	}, c.clock, c.log, func(e *SaveFailedEvent) { c.emit(e) })
-	if err != nil {
-		st.Close()
-		return nil, fmt.Errorf("conversation: %w", err)
-	}
-	c.mu.Lock()
-	c.sessionID = rec.ID()
-	c.mu.Unlock()
+	}, c.clock, c.log, lateID(c.emit, func(id int64) {
+		c.setSessionID(id)
+		c.cfg.Inspector.Bind(wireLabel, id)
+	}))
+	c.setSessionID(rec.ID())
 	c.cfg.Inspector.Bind(wireLabel, rec.ID())
 	keep, err := newKeptAudio(c.cfg.KeepAudio && rec != nil, c.cfg.History, 1, c.log)
 	if err != nil {
@@ -578,6 +582,8 @@ func (r *conversationRun) run(ctx context.Context) error {
 			}
 		case req := <-ctl:
 			req.result <- r.sendControl(ctx, req.configure)
+		case <-r.rec.retry():
+			r.rec.retryHeld(ctx)
 		case m := <-r.msgs:
 			if m.err != nil {
 				if r.closing && errors.Is(m.err, io.EOF) {

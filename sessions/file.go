@@ -58,6 +58,9 @@ func (p Progress) Fraction() float64 {
 type FileResult struct {
 	SessionID int64
 	Response  *api.ListenResponse
+	// History is what history holds of it, as the session's final
+	// HistoryEvent says.
+	History Keeping
 }
 
 // FileProgressEvent reports how far a file transcription has come: the
@@ -91,10 +94,10 @@ type FileTranscription struct {
 // FileTranscriptionSession is one audio file sent to batch
 // transcription. Its events are *FileProgressEvent while the file
 // uploads and the service works, a *SaveFailedEvent when history could
-// not keep the result, and *FileDoneEvent with the result, last; then
-// the channel closes. Stop, or cancelling Start's context, cancels the
-// upload: the session is saved as cancelled and Err matches
-// context.Canceled.
+// not keep the result, a final *HistoryEvent, and *FileDoneEvent with
+// the result, last; then the channel closes. Stop, or cancelling Start's
+// context, cancels the upload: the session is saved as cancelled and Err
+// matches context.Canceled.
 //
 // Start, Stop, Events, Done, Err and SessionID are safe for concurrent
 // use. Events must be read until it is closed.
@@ -122,9 +125,11 @@ func (f *FileTranscription) Session(path string, opts api.ListenOptions) *FileTr
 func (s *FileTranscriptionSession) SessionID() int64 { return s.id.Load() }
 
 // Start checks the options and the file, records the session in history
-// and starts the upload in the background. A file that cannot be read or
-// options the service would refuse fail Start, and nothing is saved. ctx
-// bounds the whole session: cancelling it stops the session like Stop.
+// (or, on a full disk, holds its entry until there is room) and starts
+// the upload in the background. A file that cannot be read or options
+// the service would refuse fail Start, and nothing is saved; a history
+// that cannot keep the session does not. ctx bounds the whole session:
+// cancelling it stops the session like Stop.
 func (s *FileTranscriptionSession) Start(ctx context.Context) error { return s.start(ctx, s.prepare) }
 
 func (s *FileTranscriptionSession) prepare(ctx context.Context) (runFunc, error) {
@@ -148,18 +153,14 @@ func (s *FileTranscriptionSession) prepare(ctx context.Context) (runFunc, error)
 		return nil, &FileError{Name: name, Err: err}
 	}
 	optJSON, _ := json.Marshal(s.opts.Query())
-	rec, err := openRecord(ctx, fileRecordHistory(s.f.History), store.Session{
+	rec := openRecord(ctx, fileRecordHistory(s.f.History), store.Session{
 		Kind:    store.KindFile,
 		Title:   filepath.Base(s.path),
 		Source:  s.path,
 		Backend: s.f.Backend,
 		Model:   s.opts.Model,
 		Options: string(optJSON),
-	}, s.clock, s.f.Logger, func(e *SaveFailedEvent) { s.emit(e) })
-	if err != nil {
-		file.Close()
-		return nil, err
-	}
+	}, s.clock, s.f.Logger, lateID(s.emit, s.id.Store))
 	s.id.Store(rec.ID())
 	return func(ctx context.Context) error {
 		defer file.Close()
@@ -193,7 +194,7 @@ func (s *FileTranscriptionSession) run(ctx context.Context, file io.Reader, tota
 		keepFileAudio(ctx, s.path, s.f.History, rec, s.f.Logger)
 	}
 	finishSaved(rec, saved, resp.Metadata.Duration)
-	s.emit(&FileDoneEvent{Result: &FileResult{SessionID: rec.ID(), Response: resp}})
+	s.emit(&FileDoneEvent{Result: &FileResult{SessionID: rec.ID(), Response: resp, History: rec.keeping()}})
 	return nil
 }
 
@@ -261,10 +262,11 @@ func endStatus(ctx context.Context) string {
 }
 
 // finishSaved finishes the record of a session whose work succeeded:
-// done when its result was saved, else failed with why, so that history
-// never lists as done a session it holds no result of.
+// done when its result was saved (or, held for room, is now), else
+// failed with why, so that history never lists as done a session it
+// holds no result of.
 func finishSaved(rec *record, saved bool, duration float64) {
-	if saved {
+	if saved || rec.written(context.Background()) {
 		rec.finish(store.StatusDone, duration, nil)
 		return
 	}

@@ -69,6 +69,10 @@ func TestFileTranscription(t *testing.T) {
 			log.report(ev.Progress)
 		case *sessions.FileDoneEvent:
 			res = ev.Result
+		case *sessions.HistoryEvent:
+			if !ev.Final || !ev.Kept() {
+				t.Errorf("history holds %+v", ev)
+			}
 		default:
 			t.Errorf("unexpected %T %+v", ev, ev)
 		}

@@ -153,7 +153,7 @@ func (k *keptAudio) save(rec *record) {
 	if err == nil && data == nil {
 		return // nothing was heard
 	}
-	rec.save(context.Background(), "the audio", func(ctx context.Context, id int64) error {
+	rec.saveOnce(context.Background(), "the audio", func(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func keepFileAudio(ctx context.Context, path string, h any, rec *record, log *sl
 		return // stopped: the transcript is what was asked for
 	}
 	if err != nil {
-		rec.save(ctx, "the audio", func(context.Context, int64) error { return err })
+		rec.saveOnce(ctx, "the audio", func(context.Context, int64) error { return err })
 		return
 	}
 	k.save(rec)

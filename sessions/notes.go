@@ -697,7 +697,7 @@ func (w *Workspace) MeetingNotes(ctx context.Context, id int64, redo bool, progr
 	}
 	if err != nil {
 		w.log.Warn("meeting notes not saved", "session", id, "err", err)
-		return n, &SaveFailedEvent{What: "the meeting notes", Err: err}
+		return n, &SaveFailedEvent{What: "the meeting notes", Plural: true, Err: err}
 	}
 	return n, nil
 }

@@ -69,6 +69,8 @@ type RerunResult struct {
 	// WER is the word error rate of the new transcript against the
 	// original: Diff.WER().
 	WER float64
+	// History is what history holds of the re-run.
+	History Keeping
 }
 
 // rerunDetails is the Details JSON of a re-run's history entry.
@@ -93,9 +95,11 @@ type rerunAudio struct {
 // The audio is the entry's kept audio; for a file without it, the file
 // itself if it is still there; for a re-run, the audio of what it re-ran.
 // Without any, Rerun returns ErrNoAudio. The hosted service without a
-// key is ErrNoKey; both before anything is sent. progress, which may be
-// nil, hears how the upload goes; it is called on other goroutines and
-// must not block.
+// key is ErrNoKey; both before anything is sent. A result history could
+// not keep is returned with the *SaveFailedEvent that says why as the
+// error (its New.SessionID is 0 when no entry was made). progress, which
+// may be nil, hears how the upload goes; it is called on other goroutines
+// and must not block.
 func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, progress func(Progress)) (*RerunResult, error) {
 	h := w.cfg.History
 	orig, err := h.Session(ctx, id)
@@ -136,7 +140,7 @@ func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, prog
 
 	optJSON, _ := json.Marshal(lo.Query())
 	details, _ := json.Marshal(rerunDetails{RerunOf: id})
-	rec, err := openRecord(ctx, w.history(), store.Session{
+	rec := openRecord(ctx, w.history(), store.Session{
 		Kind:    store.KindFile,
 		Title:   rerunTitle(orig.Title),
 		Source:  orig.Source,
@@ -145,9 +149,6 @@ func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, prog
 		Options: string(optJSON),
 		Details: string(details),
 	}, nil, w.log, nil)
-	if err != nil {
-		return nil, err
-	}
 	report := func(Progress) {}
 	if progress != nil {
 		report = progress
@@ -171,8 +172,12 @@ func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, prog
 		return h.SaveResponse(ctx, id, body, resp.Transcript())
 	})
 	finishSaved(rec, saved, resp.Metadata.Duration)
-	if !saved {
-		return nil, rec.failed
+	// A result history could not keep is still the result: it is
+	// returned with why it was not kept.
+	var unsaved error
+	kept := rec.keeping()
+	if kept.Err != nil {
+		unsaved = kept.Err
 	}
 	newSide := RerunSide{
 		SessionID:  rec.ID(),
@@ -189,7 +194,7 @@ func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, prog
 		origSide.Audio = newSide.Audio
 	}
 	diff := worddiff.Compare(origSide.Transcript, newSide.Transcript)
-	return &RerunResult{Original: origSide, New: newSide, Diff: diff, WER: diff.WER()}, nil
+	return &RerunResult{Original: origSide, New: newSide, Diff: diff, WER: diff.WER(), History: kept}, unsaved
 }
 
 // rerunTitle names a re-run's entry.

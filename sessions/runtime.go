@@ -2,19 +2,16 @@ package sessions
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/earshot-app/earshot/internal/clock"
-	"github.com/earshot-app/earshot/store"
 )
 
-// The session runtime: the one life every session type leads, the one
-// receive pump that turns a stream's Next into a channel, and the one way
-// a session keeps its record in history.
+// The session runtime: the one life every session type leads, and the one
+// receive pump that turns a stream's Next into a channel. The one way a
+// session keeps its record in history is record.go's.
 //
 // A session type embeds *lifecycle, which gives it Events, Done and Stop,
 // and implements Start by calling lifecycle.start with its preparation:
@@ -177,142 +174,5 @@ func pump[M any](ctx context.Context, clk Clock, next func(context.Context) (M, 
 		if err != nil {
 			return
 		}
-	}
-}
-
-// SaveFailedEvent reports that something could not be saved to history:
-// the session goes on, and the person is told what was not kept.
-type SaveFailedEvent struct {
-	// What names what was not saved ("a caption", "the transcript").
-	What string
-	Err  error
-}
-
-func (*SaveFailedEvent) isEvent() {}
-
-// Error says what was not saved and why: a SaveFailedEvent is also the
-// error a person is shown.
-func (e *SaveFailedEvent) Error() string {
-	return "sessions: could not save " + e.What + " to history: " + e.Err.Error()
-}
-
-// Unwrap returns why the save failed.
-func (e *SaveFailedEvent) Unwrap() error { return e.Err }
-
-// RecordHistory is the part of history every session writes its record
-// to; *store.DB implements it. Sessions ask for more (segments, answers,
-// audio) through their own interfaces.
-type RecordHistory interface {
-	CreateSession(ctx context.Context, s store.Session) (int64, error)
-	FinishSession(ctx context.Context, id int64, ended time.Time, duration float64, status, errText string) error
-}
-
-// record is a session's entry in history: created when the session
-// starts, added to while it runs, finished when it ends. One policy for
-// every failure: creating it fails the start (nothing would be kept);
-// a later failure is logged and reported through report (a
-// SaveFailedEvent, or an error returned to the caller), never dropped.
-// A nil *record (no history) does nothing. It is not safe for concurrent
-// use: the session's run loop owns it.
-type record struct {
-	h      RecordHistory
-	words  func(error) string // why it failed, in words (SetErrorWords)
-	id     int64
-	clock  Clock
-	log    *slog.Logger
-	report func(*SaveFailedEvent)
-	failed error // the first failure, for the finish
-}
-
-// errRecordCreate wraps a failure to open a session's record.
-var errRecordCreate = errors.New("the session could not be saved to history")
-
-// openRecord creates s in h. With no history it returns nil, nil.
-func openRecord(ctx context.Context, h RecordHistory, s store.Session, clk Clock, log *slog.Logger, report func(*SaveFailedEvent)) (*record, error) {
-	if h == nil {
-		return nil, nil
-	}
-	clk = clock.Or(clk)
-	if s.Started.IsZero() {
-		s.Started = clk.Now()
-	}
-	if s.Status == "" {
-		s.Status = store.StatusRunning
-	}
-	id, err := h.CreateSession(ctx, s)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errRecordCreate, err)
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	r := &record{h: h, id: id, clock: clk, log: log, report: report, words: error.Error}
-	if wh, ok := h.(interface{ errorWords(error) string }); ok {
-		r.words = wh.errorWords
-	}
-	return r, nil
-}
-
-// ID returns the record's id in history, 0 without history.
-func (r *record) ID() int64 {
-	if r == nil {
-		return 0
-	}
-	return r.id
-}
-
-// save runs one write to history under the record's error policy and
-// reports whether it succeeded (true without history). The session's own
-// context may be gone by the time its last words are saved: the write
-// runs without its cancellation.
-func (r *record) save(ctx context.Context, what string, write func(ctx context.Context, id int64) error) bool {
-	if r == nil {
-		return true
-	}
-	if err := write(context.WithoutCancel(ctx), r.id); err != nil {
-		r.fail(what, err)
-		return false
-	}
-	return true
-}
-
-func (r *record) fail(what string, err error) {
-	r.log.Error("sessions: could not save "+what, "session", r.id, "err", err)
-	if r.failed == nil {
-		r.failed = fmt.Errorf("%s was not saved: %w", what, err)
-	}
-	if r.report != nil {
-		r.report(&SaveFailedEvent{What: what, Err: err})
-	}
-}
-
-// drop removes the record from history, with del, for a session that
-// left nothing to keep: nothing said, nothing saved. It reports whether
-// it did; when it could not, the record is finished as done, so that no
-// entry stays "in progress".
-func (r *record) drop(del func(ctx context.Context, id int64) error, duration float64) bool {
-	if r == nil {
-		return false
-	}
-	if err := del(context.Background(), r.id); err != nil {
-		r.log.Warn("sessions: could not remove an empty entry from history", "session", r.id, "err", err)
-		r.finish(store.StatusDone, duration, nil)
-		return false
-	}
-	return true
-}
-
-// finish closes the record with status and the session's length in
-// seconds; err, when not nil, is why the session failed.
-func (r *record) finish(status string, duration float64, err error) {
-	if r == nil {
-		return
-	}
-	msg := ""
-	if err != nil {
-		msg = r.words(err)
-	}
-	if ferr := r.h.FinishSession(context.Background(), r.id, r.clock.Now(), duration, status, msg); ferr != nil {
-		r.fail("the end of the session", ferr)
 	}
 }

@@ -80,8 +80,9 @@ func synthesisTitle(text string) string {
 // because its details (time to first audio, the service's model, what an
 // interruption left) are known only now and a record's details are
 // written when it is opened. What could not be saved is logged and
-// reported as a *SaveFailedEvent. It returns the session's id, 0
-// without history or when the record could not be opened.
+// reported as a *SaveFailedEvent, and what history holds as a final
+// *HistoryEvent. It returns the session's id, 0 without history or when
+// the entry could not be made.
 func (r *synthRun) save(ctx context.Context, res SynthesisResult, runErr error) int64 {
 	s := r.s
 	if s.hist == nil {
@@ -110,9 +111,7 @@ func (r *synthRun) save(ctx context.Context, res SynthesisResult, runErr error) 
 	opts, _ := json.Marshal(synthesisRecord{Voice: rec.Voice, Speed: rec.Speed, Expressivity: rec.Expressivity, TurnByTurn: rec.TurnByTurn})
 	body, _ := json.Marshal(rec)
 
-	report := func(e *SaveFailedEvent) { s.emit(e) }
-	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
-	record, err := openRecord(octx, s.hist, store.Session{
+	record := openRecord(ctx, s.hist, store.Session{
 		Kind:    store.KindSynthesis,
 		Title:   synthesisTitle(req.Text),
 		Source:  req.Voice,
@@ -121,19 +120,13 @@ func (r *synthRun) save(ctx context.Context, res SynthesisResult, runErr error) 
 		Options: string(opts),
 		Details: string(details),
 		Started: r.began,
-	}, r.clock, s.v.log, report)
-	cancel()
-	if err != nil {
-		s.v.log.Error("sessions: could not save the synthesis", "err", err)
-		report(&SaveFailedEvent{What: "the synthesis", Err: err})
-		return 0
-	}
+	}, r.clock, s.v.log, s.emit)
 	s.v.cfg.Inspector.Bind(s.wireLabel, record.ID())
 	record.save(ctx, "the text", bounded(func(ctx context.Context, id int64) error {
 		return s.hist.SaveResponse(ctx, id, body, req.Text)
 	}))
 	if len(res.PCM) > 0 {
-		record.save(ctx, "the audio", bounded(func(ctx context.Context, id int64) error {
+		record.saveOnce(ctx, "the audio", bounded(func(ctx context.Context, id int64) error {
 			var wav bytes.Buffer
 			if err := audio.EncodeWAV(&wav, res.PCM, res.SampleRate, 1); err != nil {
 				return err

@@ -332,8 +332,9 @@ func (s *Synthesis) Request() SynthesisRequest { return s.req }
 // stopping, stopped or failed), *FirstAudioEvent, *PlaybackStartedEvent,
 // *SynthesisProgressEvent, *LevelEvent (of the audio at the playhead),
 // *SpeechTurnEvent, *SpeakWarningEvent, *SpeakRetryEvent,
-// *TextSkippedEvent, *SaveFailedEvent (what history
-// could not keep) and, last but the final state, *SynthesisDoneEvent. It
+// *TextSkippedEvent, *SaveFailedEvent (what history could not keep), a
+// final *HistoryEvent (whether history holds it) and, last but the final
+// state, *SynthesisDoneEvent. It
 // is closed once the synthesis has ended and every event was delivered.
 func (s *Synthesis) Events() <-chan Event { return s.lifecycle.Events() }
 

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/earshot-app/earshot/store"
 )
 
 // SaveError is a failure to save the file a person chose, named by the
@@ -27,7 +29,9 @@ func (e *SaveError) Unwrap() error { return e.Err }
 // untouched, and no partial file behind. A failure of the disk or the
 // folder is a *SaveError naming path; write's own errors are returned
 // as they are, but for those of writing to the file, which name path.
+// A full disk is store.ErrDiskFull.
 func WriteFile(path string, write func(w io.Writer) error) (err error) {
+	defer func() { err = store.MarkDiskFull(err) }()
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."

@@ -43,7 +43,7 @@ func (d *DB) SaveAudio(ctx context.Context, sessionID int64, a Audio) error {
 		err = ErrNotFound
 	}
 	if err != nil {
-		return fmt.Errorf("store: save audio of session %d: %w", sessionID, err)
+		return fmt.Errorf("store: save audio of session %d: %w", sessionID, MarkDiskFull(err))
 	}
 	return nil
 }

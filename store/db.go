@@ -108,16 +108,16 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, fmt.Errorf("store: open %s: %w", path, MarkDiskFull(err))
 	}
 	// Create the file ourselves so that it, and the -wal and -shm files
 	// SQLite gives the same mode, are private to the user.
 	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, fmt.Errorf("store: open %s: %w", path, MarkDiskFull(err))
 	}
 	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, fmt.Errorf("store: open %s: %w", path, MarkDiskFull(err))
 	}
 
 	drop := keepFoundLog(abs)
@@ -129,7 +129,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		drop() // the log as found goes aside with a damaged file only
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, fmt.Errorf("store: open %s: %w", path, markOpenFull(err, filepath.Dir(abs)))
 	}
 	return d, nil
 }

@@ -138,7 +138,7 @@ func (d *DB) CreateSession(ctx context.Context, s Session) (int64, error) {
 		s.Kind, s.Title, s.Source, s.Backend, s.Model, s.Options, s.Details,
 		s.Started.UnixNano(), nullTime(s.Ended), s.Duration, s.Status, s.Error, d.ownerID())
 	if err != nil {
-		return 0, fmt.Errorf("store: create session: %w", err)
+		return 0, fmt.Errorf("store: create session: %w", MarkDiskFull(err))
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
@@ -172,7 +172,7 @@ func (d *DB) FinishSession(ctx context.Context, id int64, ended time.Time, durat
 	}
 	if err := d.execOne(ctx, `UPDATE sessions SET ended = ?, duration = ?, status = ?, error = ? WHERE id = ?`,
 		ended.UnixNano(), duration, status, errText, id); err != nil {
-		return fmt.Errorf("store: finish session %d: %w", id, err)
+		return fmt.Errorf("store: finish session %d: %w", id, MarkDiskFull(err))
 	}
 	return nil
 }
@@ -180,7 +180,7 @@ func (d *DB) FinishSession(ctx context.Context, id int64, ended time.Time, durat
 // RenameSession sets a session's title.
 func (d *DB) RenameSession(ctx context.Context, id int64, title string) error {
 	if err := d.execOne(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, title, id); err != nil {
-		return fmt.Errorf("store: rename session %d: %w", id, err)
+		return fmt.Errorf("store: rename session %d: %w", id, MarkDiskFull(err))
 	}
 	return nil
 }
@@ -190,7 +190,7 @@ func (d *DB) RenameSession(ctx context.Context, id int64, title string) error {
 // the file (secure_delete), not merely unlinked.
 func (d *DB) DeleteSession(ctx context.Context, id int64) error {
 	if err := d.execOne(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("store: delete session %d: %w", id, err)
+		return fmt.Errorf("store: delete session %d: %w", id, MarkDiskFull(err))
 	}
 	return nil
 }
@@ -306,7 +306,7 @@ func (d *DB) AddSegment(ctx context.Context, g Segment) (int64, error) {
 		err = fmt.Errorf("session %d: %w", g.SessionID, ErrNotFound)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store: add segment: %w", err)
+		return 0, fmt.Errorf("store: add segment: %w", MarkDiskFull(err))
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
@@ -378,7 +378,7 @@ func (d *DB) SaveResponse(ctx context.Context, sessionID int64, body []byte, tra
 		err = ErrNotFound
 	}
 	if err != nil {
-		return fmt.Errorf("store: save response of session %d: %w", sessionID, err)
+		return fmt.Errorf("store: save response of session %d: %w", sessionID, MarkDiskFull(err))
 	}
 	return nil
 }

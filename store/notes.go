@@ -23,7 +23,7 @@ func (d *DB) SaveNotes(ctx context.Context, sessionID int64, body []byte) error 
 		err = ErrNotFound
 	}
 	if err != nil {
-		return fmt.Errorf("store: save notes of session %d: %w", sessionID, err)
+		return fmt.Errorf("store: save notes of session %d: %w", sessionID, MarkDiskFull(err))
 	}
 	return nil
 }

@@ -317,7 +317,7 @@ func (d *DB) SaveSettings(ctx context.Context, s Settings) (err error) {
 	}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, ignoreDone(tx.Rollback()))
+			err = errors.Join(MarkDiskFull(err), ignoreDone(tx.Rollback()))
 		}
 	}()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?)

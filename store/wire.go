@@ -61,7 +61,7 @@ func (d *DB) addWireEvents(ctx context.Context, sessionID int64, events []WireEv
 		if isForeignKeyViolation(err) {
 			err = ErrNotFound
 		}
-		return 0, fmt.Errorf("store: add wire events of session %d: %w", sessionID, err)
+		return 0, fmt.Errorf("store: add wire events of session %d: %w", sessionID, MarkDiskFull(err))
 	}
 	tx, err := d.w.BeginTx(ctx, nil)
 	if err != nil {

@@ -98,6 +98,8 @@ type agentLive struct {
 	// interrupted what it says of the last barge-in, until the agent's
 	// next reply.
 	idle, interrupted string
+	// history is what history holds of it, as last reported.
+	history *sessions.HistoryEvent
 }
 
 func newAgentTab(a *App) *agentTab { return &agentTab{app: a} }
@@ -447,7 +449,7 @@ func (t *agentTab) ended(l *agentLive, err error) {
 	case !l.s.Kept():
 		t.setStatus("Stopped. Nothing was said, so nothing was kept in history.", widget.MediumImportance)
 	default:
-		t.setStatus("Stopped. "+plural(l.turns, "reply")+" saved to history.", widget.MediumImportance)
+		t.setStatus(savedWords("Stopped. "+plural(l.turns, "reply"), l.history))
 	}
 	t.updateControls()
 	t.app.historyChanged(store.KindAgent)
@@ -673,6 +675,11 @@ func (t *agentTab) applyEvents(l *agentLive, batch []sessions.Event) {
 			}
 		case *sessions.SaveFailedEvent:
 			t.showError("save the conversation", e)
+		case *sessions.HistoryEvent:
+			if words, imp := historyNotice(l.history, e, "lines"); words != "" {
+				t.setStatus(words, imp)
+			}
+			l.history = e
 		}
 	}
 	t.inspTitle.Title = "Inspector (" + plural(len(t.wire), "message") + ")"

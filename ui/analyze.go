@@ -248,11 +248,8 @@ func (t *analyzeTab) updateControls() {
 	enable(t.url, !busy)
 	t.input.enable(!busy)
 	enable(t.part, !busy)
-	why = ""
-	if !busy && t.shown != nil && t.shown.SessionID == 0 {
-		why = "Export writes an analysis from history, which did not keep this one."
-	}
-	t.off.set(t.export, !busy && t.shown != nil && t.shown.SessionID != 0, why)
+	// Export writes the analysis on screen: also one history did not keep.
+	t.off.set(t.export, !busy && t.shown != nil, "")
 	enable(t.edit, !busy && t.sourceBox.Visible())
 	enable(t.reopen, !busy && t.selected >= 0)
 	enable(t.remove, !busy && t.selected >= 0)
@@ -553,13 +550,14 @@ func (t *analyzeTab) onAnalyzePart() {
 	t.run(in, "the first part of "+t.lastName)
 }
 
-// onExport exports the analysis shown (Ctrl+E) as Markdown or JSON.
+// onExport exports the analysis shown (Ctrl+E) as Markdown or JSON, as
+// it is on screen: also when history could not keep it.
 func (t *analyzeTab) onExport() {
-	if t.shown == nil || t.shown.SessionID == 0 {
+	if t.shown == nil {
 		t.setStatus("Nothing to export yet: analyse a document or open a past analysis.", widget.WarningImportance)
 		return
 	}
-	id, title := t.shown.SessionID, t.shown.Title
+	res, title := t.shown, t.shown.Title
 	names := []string{"Markdown report (.md)", "JSON, the service's format (.json)"}
 	formats := widget.NewRadioGroup(names, nil)
 	formats.Required = true
@@ -574,11 +572,11 @@ func (t *analyzeTab) onExport() {
 			if formats.Selected == names[1] {
 				f = sessions.AnalysisJSON
 			}
-			t.chooseExportFile(id, title, f)
+			t.chooseExportFile(res, title, f)
 		}, t.app.window).Show()
 }
 
-func (t *analyzeTab) chooseExportFile(id int64, title string, f sessions.AnalysisFormat) {
+func (t *analyzeTab) chooseExportFile(res *sessions.AnalysisResult, title string, f sessions.AnalysisFormat) {
 	name := strings.TrimSuffix(exportFileName(title, ""), ".")
 	if ext := filepath.Ext(name); ext == ".txt" || ext == ".md" {
 		name = strings.TrimSuffix(name, ext)
@@ -590,17 +588,17 @@ func (t *analyzeTab) chooseExportFile(id int64, title string, f sessions.Analysi
 		if g, err := sessions.ParseAnalysisFormat(filepath.Ext(path)); err == nil {
 			format = g
 		}
-		t.writeExport(id, format, path)
+		t.writeExport(res, format, path)
 	})
 }
 
-// writeExport writes analysis id in format f to the file at path, off
-// the UI goroutine.
-func (t *analyzeTab) writeExport(id int64, f sessions.AnalysisFormat, path string) {
+// writeExport writes the analysis res in format f to the file at path,
+// off the UI goroutine.
+func (t *analyzeTab) writeExport(res *sessions.AnalysisResult, f sessions.AnalysisFormat, path string) {
 	name := filepath.Base(path)
 	t.setStatus("Exporting to "+name+"…", widget.MediumImportance)
-	t.app.goAsync(func(ctx context.Context) {
-		err := sessions.WriteFile(path, func(w io.Writer) error { return t.app.ws.ExportAnalysis(ctx, id, f, w) })
+	t.app.goAsync(func(context.Context) {
+		err := sessions.WriteFile(path, func(w io.Writer) error { return sessions.ExportAnalysis(w, f, res) })
 		t.app.onUI(func() {
 			if err != nil {
 				t.showError("export "+name, err)

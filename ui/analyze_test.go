@@ -214,9 +214,9 @@ func TestAnalysisNotSaved(t *testing.T) {
 	// What the window shows once it has loaded would replace the status.
 	_ = h.waitReady(t)
 	res := &sessions.AnalysisResult{Title: "Notes", Text: "Hello there.", Response: &api.ReadResponse{}}
-	unsaved := &sessions.SaveFailedEvent{What: "the analysis", Err: errors.New("disk full")}
+	unsaved := &sessions.SaveFailedEvent{What: "the analysis", Err: errors.New("disk I/O error")}
 	h.ui(func() { a.done(&analysisJob{}, "the text", analysisEnd{res: res, unsaved: unsaved}) })
-	want := "Analysed Notes. Could not save the analysis to history: something went wrong: Disk full. Check the free space of the disk that holds it."
+	want := "Analysed Notes. Could not save the analysis to history: something went wrong: Disk I/O error."
 	if got := h.analyzeStatus(); got != want {
 		t.Errorf("status %q, want %q", got, want)
 	}

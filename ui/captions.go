@@ -73,6 +73,9 @@ type shownSession struct {
 	id    int64 // in history; 0 when nothing saved is shown
 	title string
 	empty bool // a saved session with no captions: nothing to export
+	// unsaved is the transcript on screen when history does not hold
+	// all of it (a full disk): Export writes it from here.
+	unsaved *sessions.Transcript
 }
 
 // liveSession is a running live captions session as the tab sees it.
@@ -83,8 +86,8 @@ type liveSession struct {
 	muted    bool      // as last asked for
 	stopping bool
 	finals   int
-	unsaved  int                  // captions history could not keep
-	level    *sessions.LevelEvent // the latest the session reported; the meter shows it unless muted
+	history  *sessions.HistoryEvent // what history holds of it, as last reported
+	level    *sessions.LevelEvent   // the latest the session reported; the meter shows it unless muted
 	source   string
 	started  time.Time
 }
@@ -214,7 +217,7 @@ func (c *captionsTab) updateControls() {
 	enable(c.mic, !busy && !live)
 	enable(c.micRefresh, !busy && !live)
 	enable(c.openFile, !busy && !live)
-	enable(c.export, c.shown.id != 0 && !c.shown.empty && !c.starting)
+	enable(c.export, (c.shown.id != 0 || c.shown.unsaved != nil) && !c.shown.empty && !c.starting)
 	c.history.updateControls()
 }
 
@@ -484,6 +487,7 @@ func (c *captionsTab) applyLive(ls *liveSession, batch []sessions.Event) {
 		level        *sessions.LevelEvent
 		state        *sessions.StateEvent
 		unsaved      *sessions.SaveFailedEvent
+		history      *sessions.HistoryEvent
 		finals       int
 	)
 	for _, ev := range batch {
@@ -504,8 +508,9 @@ func (c *captionsTab) applyLive(ls *liveSession, batch []sessions.Event) {
 			// The speaker paused: the interim shown is as final as it
 			// gets until the final itself arrives, so nothing changes.
 		case *sessions.SaveFailedEvent:
-			ls.unsaved++
 			unsaved = e
+		case *sessions.HistoryEvent:
+			history = e
 		}
 	}
 	ls.finals += finals
@@ -526,11 +531,42 @@ func (c *captionsTab) applyLive(ls *liveSession, batch []sessions.Event) {
 	if state != nil {
 		c.showState(*state)
 	}
+	c.liveHistory(ls, history, state)
 	if unsaved != nil {
 		c.showError("live captions: not saved", unsaved)
 	}
 	if finals > 0 {
 		c.updateLiveInfo()
+	}
+}
+
+// liveHistory shows what history holds of the live session, from the
+// latest HistoryEvent of a batch (h, nil when none came): captions
+// waiting for room on a full disk stay in the status bar over a live
+// state, until they are written. The entry, made late, becomes the one
+// shown.
+func (c *captionsTab) liveHistory(ls *liveSession, h *sessions.HistoryEvent, state *sessions.StateEvent) {
+	prev := ls.history
+	if h == nil {
+		h = prev
+		if h == nil || state == nil || state.State != sessions.StateLive && state.State != sessions.StateMuted {
+			return
+		}
+		prev = nil // the state just shown hides what waits: say it again
+	}
+	ls.history = h
+	if h.ID != 0 && ls.id == 0 {
+		ls.id = h.ID
+		if c.live == ls {
+			c.shown.id = h.ID
+		}
+		c.app.historyChanged(store.KindCaptions)
+	}
+	if h.Final {
+		return // liveEnded says it
+	}
+	if words, imp := historyNotice(prev, h, "captions"); words != "" {
+		c.setStatus(words, imp)
 	}
 }
 
@@ -623,10 +659,9 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 	if err != nil {
 		c.showError("live captions ended", err)
 	} else {
-		if ls.unsaved > 0 {
-			c.setStatus(fmt.Sprintf("Stopped. %d of %s could not be saved to history.", ls.unsaved, plural(ls.finals, "caption")), widget.WarningImportance)
-		} else {
-			c.setStatus(fmt.Sprintf("Stopped. %s saved.", plural(ls.finals, "caption")), widget.MediumImportance)
+		c.setStatus(savedWords("Stopped. "+plural(ls.finals, "caption"), ls.history))
+		if h := ls.history; h != nil && !h.Written() && c.live == nil {
+			c.shown.unsaved = &sessions.Transcript{Title: c.shown.title, Captions: slices.Clone(c.view.captions), Created: ls.started}
 		}
 	}
 	c.updateControls()
@@ -638,7 +673,7 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 	} else {
 		c.app.loaded(partAuto, err)
 	}
-	if err == nil && ls.finals > 0 {
+	if err == nil && ls.finals > 0 && ls.id != 0 {
 		c.app.meetingStopped(ls.id) // notes, when the settings ask for them
 	}
 }

@@ -171,7 +171,7 @@ func TestLiveCaptions(t *testing.T) {
 		t.Errorf("an interim row stays after Stop: %q", lines)
 	}
 	finals := finalsOf(lines)
-	want := "Stopped. " + plural(len(finals), "caption") + " saved."
+	want := "Stopped. " + plural(len(finals), "caption") + " saved to history."
 	if got := h.statusText(); got != want {
 		t.Errorf("status = %q, want %q", got, want)
 	}

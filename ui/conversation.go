@@ -52,6 +52,7 @@ type convSession struct {
 	ended    int // turns ended
 	source   string
 	byIndex  map[int]*turnCard
+	history  *sessions.HistoryEvent // what history holds of it, as last reported
 }
 
 func newConversationTab(a *App) *conversationTab {
@@ -210,11 +211,11 @@ func (c *conversationTab) liveEnded(ls *convSession, err error) {
 	if err != nil {
 		c.showError("the conversation ended", err)
 	} else {
-		text := "Stopped. " + plural(ls.ended, "turn") + " saved to history."
+		text, imp := savedWords("Stopped. "+plural(ls.ended, "turn"), ls.history)
 		if m, ok := medianLatency(ls); ok {
 			text += " Median end-of-turn latency " + latencyWords(m) + "."
 		}
-		c.setStatus(text, widget.MediumImportance)
+		c.setStatus(text, imp)
 	}
 	c.updateControls()
 	c.app.historyChanged(store.KindConversation)
@@ -255,6 +256,11 @@ func (c *conversationTab) apply(ls *convSession, batch []sessions.Event) {
 			c.showState(e)
 		case *sessions.SaveFailedEvent:
 			c.showError("conversation: not saved", e)
+		case *sessions.HistoryEvent:
+			if words, imp := historyNotice(ls.history, e, "turns"); words != "" {
+				c.setStatus(words, imp)
+			}
+			ls.history = e
 		}
 		c.timeline.add(ls.t0, ev)
 	}

@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
@@ -177,11 +179,10 @@ func knownWords(err error) (string, bool) {
 	}
 	var sf *sessions.SaveFailedEvent
 	if errors.As(err, &sf) {
-		why := "."
-		if sf.Err != nil {
-			why = ": " + lowerFirst(plainError(sf.Err))
-		}
-		return "Could not save " + sf.What + " to history" + why + " Check the free space of the disk that holds it.", true
+		return unsavedWords(sf), true
+	}
+	if errors.Is(err, store.ErrDiskFull) {
+		return "The disk is full, so nothing was saved. Free some space, and try again.", true
 	}
 	var oe *api.OptionError
 	if errors.As(err, &oe) {
@@ -206,6 +207,60 @@ func saveWords(e *sessions.SaveError) string {
 		return "a folder of that name is there. Choose another name."
 	}
 	return lowerFirst(plainError(e.Err))
+}
+
+// unsavedWords says what history does not hold, and why: a full disk by
+// its name, with what to do.
+func unsavedWords(sf *sessions.SaveFailedEvent) string {
+	was, it := "was", "it"
+	if sf.Plural {
+		was, it = "were", "them"
+	}
+	switch {
+	case sf.Waiting:
+		return "The disk is full: waiting to write " + sf.What + " to history, kept in memory until there is room. Free some space."
+	case errors.Is(sf.Err, store.ErrDiskFull):
+		return "The disk is full: " + sf.What + " " + was + " not saved to history. Free some space, or save " + it + " as a file."
+	case sf.Err == nil:
+		return "Could not save " + sf.What + " to history."
+	}
+	return "Could not save " + sf.What + " to history: " + lowerFirst(plainError(sf.Err))
+}
+
+// savedWords ends the words that close a session (done, as "Stopped. 12
+// captions") with what history holds of it, from the session's final
+// HistoryEvent h: "saved to history" only when everything was kept for
+// good, that it is kept until Earshot closes when history is off, and
+// otherwise why not, with the importance to show them at. Without
+// history (h nil) nothing is claimed.
+func savedWords(done string, h *sessions.HistoryEvent) (string, widget.Importance) {
+	switch {
+	case h == nil:
+		return done + ".", widget.MediumImportance
+	case h.Kept():
+		return done + " saved to history.", widget.MediumImportance
+	case h.Written():
+		return done + ", " + keptForSession + ".", widget.MediumImportance
+	}
+	return done + ". " + plainError(h.Err), widget.WarningImportance
+}
+
+// keptForSession says where a session is kept while history is in
+// memory (Keeping.InMemory): never "kept in history".
+const keptForSession = "kept until Earshot closes (history is off)"
+
+// historyNotice says what a running session's HistoryEvent h changes,
+// after prev, with the importance to show it at: while writes wait for
+// room on a full disk, why; once they are written after waiting, that
+// they are, of what ("captions"); else "".
+func historyNotice(prev, h *sessions.HistoryEvent, what string) (string, widget.Importance) {
+	switch {
+	case h.Waiting > 0 && h.Err != nil:
+		return plainError(h.Err), widget.WarningImportance
+	case prev != nil && prev.Waiting > 0 && h.Waiting == 0 && h.Err == nil:
+		return "The disk has room again: the " + what + " that waited are in history now.", widget.SuccessImportance
+	}
+	return "", widget.MediumImportance
 }
 
 // statusWords says what an HTTP status from the service means for the user.

@@ -13,11 +13,14 @@ import (
 	"syscall"
 	"testing"
 
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/internal/document"
 	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
 )
 
 // statusError is an error that carries an HTTP status, as the api
@@ -61,6 +64,7 @@ func TestPlainError(t *testing.T) {
 		t.Fatalf("dial %s succeeded; expected connection refused", addr)
 	}
 
+	diskFull := store.MarkDiskFull(&fs.PathError{Op: "write", Path: "/home/me/out.wav", Err: syscall.ENOSPC})
 	tests := []struct {
 		name string
 		err  error
@@ -70,7 +74,14 @@ func TestPlainError(t *testing.T) {
 		{"no local engine in this build", fmt.Errorf("connect: %w", sessions.ErrNoLocalEngine),
 			"This build of Earshot has no local engine, so it needs the hosted service: add an API key in Settings, or set " + sessions.EnvAPIKey + "."},
 		{"not saved", &sessions.SaveFailedEvent{What: "a caption", Err: fmt.Errorf("disk: %w", context.DeadlineExceeded)},
-			"Could not save a caption to history: the service did not answer in time. Check the free space of the disk that holds it."},
+			"Could not save a caption to history: the service did not answer in time."},
+		{"not saved, the disk full", &sessions.SaveFailedEvent{What: "the synthesis", Err: diskFull},
+			"The disk is full: the synthesis was not saved to history. Free some space, or save it as a file."},
+		{"several not saved, the disk full", &sessions.SaveFailedEvent{What: "12 captions and the audio", Plural: true, Err: diskFull},
+			"The disk is full: 12 captions and the audio were not saved to history. Free some space, or save them as a file."},
+		{"waiting for room", &sessions.SaveFailedEvent{What: "3 captions", Plural: true, Waiting: true, Err: diskFull},
+			"The disk is full: waiting to write 3 captions to history, kept in memory until there is room. Free some space."},
+		{"a file on a full disk", fmt.Errorf("save out.wav: %w", diskFull), "The disk is full, so nothing was saved. Free some space, and try again."},
 		{"deadline", context.DeadlineExceeded, "The service did not answer in time."},
 		{"wrapped deadline", fmt.Errorf("list models: %w", context.DeadlineExceeded), "The service did not answer in time."},
 		{"net timeout", &url.Error{Op: "Get", URL: "http://h/", Err: timeoutError{}}, "The service did not answer in time."},
@@ -186,5 +197,44 @@ func TestDocumentErrorWords(t *testing.T) {
 	}
 	if got := plainError(legacy); !strings.HasPrefix(got, "This is "+ue.Kind+", which Earshot cannot read as text.") || strings.Contains(got, "report.doc is") {
 		t.Errorf("a legacy Word file: %q", got)
+	}
+}
+
+// TestSavedWords: the words that close a session say "saved to history"
+// only when its final HistoryEvent says everything was; while captions
+// wait for room, and once they are written, the status says so.
+func TestSavedWords(t *testing.T) {
+	full := store.MarkDiskFull(&fs.PathError{Op: "write", Path: "history.db-wal", Err: syscall.ENOSPC})
+	lost := &sessions.HistoryEvent{Final: true, Keeping: sessions.Keeping{Err: &sessions.SaveFailedEvent{What: "the live captions", Plural: true, Err: full}}}
+	kept := &sessions.HistoryEvent{Final: true, Keeping: sessions.Keeping{ID: 7}}
+	inMemory := &sessions.HistoryEvent{Final: true, Keeping: sessions.Keeping{ID: 7, InMemory: true}}
+	for _, tc := range []struct {
+		name string
+		h    *sessions.HistoryEvent
+		want string
+		imp  widget.Importance
+	}{
+		{"kept", kept, "Stopped. 3 captions saved to history.", widget.MediumImportance},
+		{"no history", nil, "Stopped. 3 captions.", widget.MediumImportance},
+		{"history off", inMemory, "Stopped. 3 captions, kept until Earshot closes (history is off).", widget.MediumImportance},
+		{"lost to a full disk", lost, "Stopped. 3 captions. The disk is full: the live captions were not saved to history. Free some space, or save them as a file.", widget.WarningImportance},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, imp := savedWords("Stopped. 3 captions", tc.h); got != tc.want || imp != tc.imp {
+				t.Errorf("savedWords = %q (%v), want %q (%v)", got, imp, tc.want, tc.imp)
+			}
+		})
+	}
+
+	waiting := &sessions.HistoryEvent{Keeping: sessions.Keeping{ID: 7, Waiting: 2, Err: &sessions.SaveFailedEvent{What: "2 captions", Plural: true, Waiting: true, Err: full}}}
+	written := &sessions.HistoryEvent{Keeping: sessions.Keeping{ID: 7}}
+	if got, imp := historyNotice(nil, waiting, "captions"); got != "The disk is full: waiting to write 2 captions to history, kept in memory until there is room. Free some space." || imp != widget.WarningImportance {
+		t.Errorf("while waiting: %q (%v)", got, imp)
+	}
+	if got, imp := historyNotice(waiting, written, "captions"); got != "The disk has room again: the captions that waited are in history now." || imp != widget.SuccessImportance {
+		t.Errorf("once written: %q (%v)", got, imp)
+	}
+	if got, _ := historyNotice(written, written, "captions"); got != "" {
+		t.Errorf("nothing changed: %q", got)
 	}
 }

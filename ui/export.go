@@ -67,7 +67,7 @@ func defaultExportFormat(s string) sessions.ExportFormat {
 
 // onExport exports the session shown (Ctrl+E).
 func (c *captionsTab) onExport() {
-	if c.shown.id == 0 {
+	if c.shown.id == 0 && c.shown.unsaved == nil {
 		c.setStatus("Nothing to export yet: start live captions, open a file, or pick a past session.", widget.WarningImportance)
 		return
 	}
@@ -148,8 +148,17 @@ func exportFileName(title string, f sessions.ExportFormat) string {
 func (c *captionsTab) writeExport(id int64, f sessions.ExportFormat, path string) {
 	name := filepath.Base(path)
 	c.setStatus("Exporting to "+name+"…", widget.MediumImportance)
+	unsaved := c.shown.unsaved // what history does not hold is written from the screen
+	if id != c.shown.id {
+		unsaved = nil
+	}
 	c.app.goAsync(func(ctx context.Context) {
-		err := sessions.WriteFile(path, func(w io.Writer) error { return c.app.ws.Export(ctx, id, f, w) })
+		err := sessions.WriteFile(path, func(w io.Writer) error {
+			if unsaved != nil {
+				return sessions.Export(w, f, *unsaved)
+			}
+			return c.app.ws.Export(ctx, id, f, w)
+		})
 		c.app.onUI(func() {
 			if err != nil {
 				c.showError("export "+name, err)

@@ -195,6 +195,8 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, end fileEn
 	c.app.fileIntel.show(job.name, res.Response)
 	done := fmt.Sprintf("Transcribed %s: %s.", job.name, plural(len(caps), "caption"))
 	if u := end.unsaved; u != nil {
+		c.shown.unsaved = &sessions.Transcript{Title: job.name, Captions: caps, Response: res.Response, Created: c.app.now()}
+		c.updateControls()
 		c.app.log.Warn("save a file transcription", "what", u.What, "err", u.Err)
 		c.setStatus(done+" "+plainError(u), widget.WarningImportance)
 		return

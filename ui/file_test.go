@@ -246,10 +246,10 @@ func TestFileNotSaved(t *testing.T) {
 	}}}}}}
 	end := fileEnd{
 		res:     &sessions.FileResult{SessionID: 7, Response: resp},
-		unsaved: &sessions.SaveFailedEvent{What: "the transcript", Err: errors.New("disk full")},
+		unsaved: &sessions.SaveFailedEvent{What: "the transcript", Err: errors.New("disk I/O error")},
 	}
 	h.ui(func() { c.fileDone(&fileJob{name: "talk.wav"}, store.DefaultSettings(), end) })
-	want := "Transcribed talk.wav: 1 caption. Could not save the transcript to history: something went wrong: Disk full. Check the free space of the disk that holds it."
+	want := "Transcribed talk.wav: 1 caption. Could not save the transcript to history: something went wrong: Disk I/O error."
 	if got := h.statusText(); got != want {
 		t.Errorf("status %q, want %q", got, want)
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -163,6 +164,9 @@ func recoveryWords(r *store.Recovery) string {
 		return "Earshot could not read its history file " + r.Path + " (it is damaged) and could not move it aside (" + writeProblem(r.Off) + "), so history is off." + off
 	case errors.Is(r.Off, store.ErrNewerSchema):
 		return "History is off: " + r.Path + " was written by a newer version of Earshot, which this one leaves as it is." + off
+	case errors.Is(r.Off, store.ErrDiskFull):
+		return "History is off: the disk is full, so Earshot cannot write its history in " + filepath.Dir(r.Path) + "." + off +
+			" Free some space, and open Earshot again to keep history."
 	case r.Folder() != "":
 		return "History is off: Earshot cannot write in " + r.Folder() + " (" + writeProblem(r.Off) + ")." + off
 	}
@@ -174,7 +178,7 @@ func writeProblem(err error) string {
 	switch {
 	case errors.Is(err, syscall.EROFS):
 		return "the disk is read-only"
-	case errors.Is(err, syscall.ENOSPC):
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, store.ErrDiskFull):
 		return "the disk is full"
 	case errors.Is(err, fs.ErrPermission):
 		return "it has no permission there"

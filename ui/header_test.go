@@ -135,6 +135,8 @@ func TestRecoveryWords(t *testing.T) {
 			"Earshot could not read its history file /h/history.db (it is damaged) and could not move it aside (the disk is read-only), so history is off." + off},
 		{store.Recovery{Path: "/h/history.db", Off: fmt.Errorf("migrate: %w", store.ErrNewerSchema)},
 			"History is off: /h/history.db was written by a newer version of Earshot, which this one leaves as it is." + off},
+		{store.Recovery{Path: "/h/history.db", Off: store.MarkDiskFull(pathErr("write", "/h/history.db-wal", syscall.ENOSPC))},
+			"History is off: the disk is full, so Earshot cannot write its history in /h." + off + " Free some space, and open Earshot again to keep history."},
 		{store.Recovery{Path: "/h/.local/share/earshot/history.db", Off: pathErr("mkdir", "/h/.local", syscall.EROFS)},
 			"History is off: Earshot cannot write in /h (the disk is read-only)." + off},
 		{store.Recovery{Path: "/h/f/earshot/history.db", Off: pathErr("mkdir", "/h/f", syscall.ENOTDIR)},

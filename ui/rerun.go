@@ -175,9 +175,14 @@ func (r *rerunDialog) onRun() {
 			if err != nil {
 				a.log.Info("re-run failed", "session", r.s.ID, "err", err)
 				r.status.SetText(plainError(err))
-				return
+				if res == nil {
+					return
+				}
+			} else if res.History.Kept() {
+				r.status.SetText(fmt.Sprintf("Saved to history as “%s”.", res.New.Title))
+			} else {
+				r.status.SetText(fmt.Sprintf("“%s”, %s.", res.New.Title, keptForSession))
 			}
-			r.status.SetText(fmt.Sprintf("Saved to history as “%s”.", res.New.Title))
 			r.showResult(res)
 			a.historyChanged(store.KindFile)
 		})

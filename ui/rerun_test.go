@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/internal/worddiff"
 	"github.com/earshot-app/earshot/store"
 )
@@ -25,12 +27,22 @@ import (
 // tab's history with base, the local engine's fast search: Re-run… is
 // enabled for the entry, the dialog runs, and it shows both sides, the
 // models and times, the changed words coloured and the word error rate
-// of the re-run against the original.
+// of the re-run against the original; and that it is saved to history,
+// or, with history off (kept in memory), that it is kept until Earshot
+// closes.
 func TestRerunDialog(t *testing.T) {
+	t.Run("history", func(t *testing.T) { rerunDialogTest(t, "", "Saved to history as “Re-run of reading.wav”.") })
+	t.Run("history off", func(t *testing.T) {
+		rerunDialogTest(t, filepath.Join(testkit.ReadOnlyDir(t), "earshot", "history.db"),
+			"“Re-run of reading.wav”, kept until Earshot closes (history is off).")
+	})
+}
+
+func rerunDialogTest(t *testing.T, dbPath, saved string) {
 	settings := store.DefaultSettings()
 	settings.Backend = store.BackendLocal
 	settings.Model = "nova-3"
-	h := newHarnessWith(t, harnessConfig{engine: true, settings: &settings}, Options{})
+	h := newHarnessWith(t, harnessConfig{engine: true, settings: &settings, dbPath: dbPath}, Options{})
 	if err := h.waitReady(t); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +117,7 @@ func TestRerunDialog(t *testing.T) {
 		t.Error("no word is coloured, though the two differ")
 	}
 	texts := strings.Join(h.texts(), "\n")
-	for _, want := range []string{"Original", "Re-run", "nova-3 (pocketsphinx-en-us) · Local engine · took ", "base (pocketsphinx-en-us-fast) · Local engine · took ", "Saved to history as “Re-run of reading.wav”."} {
+	for _, want := range []string{"Original", "Re-run", "nova-3 (pocketsphinx-en-us) · Local engine · took ", "base (pocketsphinx-en-us-fast) · Local engine · took ", saved} {
 		if !strings.Contains(texts, want) {
 			t.Errorf("the dialog does not show %q:\n%s", want, texts)
 		}

@@ -35,6 +35,9 @@ type voicesRun struct {
 	side    string               // the side of the comparison speaking: "A", "B" or ""
 	kept    []keptAudio          // the last synthesis, or both sides of a comparison
 
+	// history is what history holds of the last synthesis, once it ended.
+	history *sessions.HistoryEvent
+
 	autoSpoken bool // Options.AutoSpeak was started
 	autoing    bool // the AutoSpeak synthesis is under way
 	// unsaid says what the voice of the synthesis does not say, "" for
@@ -145,7 +148,7 @@ func (v *voicesTab) onCompare() {
 // begin clears the result view for a new synthesis.
 func (v *voicesTab) begin(status string) {
 	r := &v.run
-	r.kept = nil
+	r.kept, r.history = nil, nil
 	r.unsaid = ""
 	r.results.RemoveAll()
 	r.turnBox.RemoveAll()
@@ -193,6 +196,10 @@ func (v *voicesTab) apply(batch []sessions.Event) {
 			}
 		case *sessions.SaveFailedEvent:
 			v.showError("voices: not saved", e)
+		case *sessions.HistoryEvent:
+			if e.Final {
+				r.history = e
+			}
 		}
 	}
 }
@@ -242,18 +249,35 @@ func (v *voicesTab) finish(res sessions.SynthesisResult, err error) {
 		v.showError("speak", err)
 	case res.Unplayed != nil:
 		v.app.log.Warn("play a synthesis", "err", res.Unplayed)
-		v.setStatus(fmt.Sprintf("%s The %.1f s of audio with %s are ready to save (Save, below), and kept in history.",
-			plainError(res.Unplayed), res.Duration().Seconds(), res.Request.Voice), widget.WarningImportance)
+		words, _ := v.run.keptWords()
+		v.setStatus(fmt.Sprintf("%s The %.1f s of audio with %s are ready to save (Save, below)%s",
+			plainError(res.Unplayed), res.Duration().Seconds(), res.Request.Voice, words), widget.WarningImportance)
 	case res.Stopped:
 		v.setStatus(fmt.Sprintf("Stopped after %.1f s of audio.", res.Duration().Seconds()), widget.MediumImportance)
 	default:
-		v.setStatus(fmt.Sprintf("Spoke %.1f s with %s; saved to history.", res.Duration().Seconds(), res.Request.Voice), widget.SuccessImportance)
+		words, imp := v.run.keptWords()
+		v.setStatus(fmt.Sprintf("Spoke %.1f s with %s%s", res.Duration().Seconds(), res.Request.Voice, words), imp)
 	}
 	if v.run.unsaid != "" && err == nil {
 		// What was left out stays said once the synthesis ended.
 		v.setStatus(v.status.Text+" "+v.run.unsaid, widget.WarningImportance)
 	}
 	v.autoDone(err)
+}
+
+// keptWords ends the words of a synthesis that ended with what history
+// holds of it: kept only when its final HistoryEvent says so.
+func (r *voicesRun) keptWords() (string, widget.Importance) {
+	switch h := r.history; {
+	case h == nil:
+		return ".", widget.SuccessImportance
+	case h.Kept():
+		return ", and kept in history.", widget.SuccessImportance
+	case h.Written():
+		return ", " + keptForSession + ".", widget.MediumImportance
+	default:
+		return ". " + plainError(h.Err), widget.WarningImportance
+	}
 }
 
 // autoDone tells the App that the AutoSpeak synthesis is on screen.
