@@ -1,0 +1,269 @@
+package sessions_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/testkit"
+	"github.com/earshot-app/earshot/sessions"
+	"github.com/earshot-app/earshot/store"
+)
+
+// needFFmpeg skips a test when FFmpeg, which makes its files and which
+// the app runs on them, is missing.
+func needFFmpeg(t testing.TB) {
+	t.Helper()
+	for _, tool := range []string{"ffmpeg", "ffprobe"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed (%v); run scripts/setup", tool, err)
+		}
+	}
+}
+
+// ffmpegFile makes dir/name with ffmpeg from args (its inputs and codecs).
+func ffmpegFile(t testing.TB, dir, name string, args ...string) string {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	cmd := exec.CommandContext(t.Context(), "ffmpeg", append(append([]string{"-v", "error", "-y"}, args...), out)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg %s: %v: %s", strings.Join(args, " "), err, b)
+	}
+	return out
+}
+
+// writeWAVFile writes 16 kHz mono pcm to dir/name.
+func writeWAVFile(t testing.TB, dir, name string, pcm []int16) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := audio.EncodeWAV(&b, pcm, 16000, 1); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestFileMedia transcribes the recordings people have, made by ffmpeg
+// from a real reading, on the local engine, through the app's session:
+// M4A, MOV, MKV with video and two audio tracks, MP4 with video, WebM.
+// Each must give the word error rate of a WAV of the same sound, word
+// for word the same transcript: the reading itself where the file's
+// track is lossless (ALAC, FLAC, PCM), and where it is lossy (AAC, Opus,
+// as meeting apps write) the WAV that ffmpeg decodes from that file,
+// since the codec alone changes words of this reading (measured: AAC at
+// 256 kb/s turns "how much" into "our much"). These files were refused
+// before: "MP4/M4A audio is not supported".
+func TestFileMedia(t *testing.T) {
+	t.Parallel()
+	needFFmpeg(t)
+	eng := localEngine(t)
+	ctx := testContext(t, 8*time.Minute)
+	client := newClient(t, eng.Endpoint(), eng.Key)
+	// Two lines of the reading, with the reader's pause between them:
+	// the first is the one AAC alone changes a word of.
+	var pcm []int16
+	tr := truth(t)
+	var want string
+	for _, id := range []string{"0870", "0880"} {
+		pcm = append(append(pcm, loadPCM(t, librivoxPath(id))...), make([]int16, 8000)...)
+		want += " " + tr[id]
+	}
+	dir := t.TempDir()
+	wav := writeWAVFile(t, dir, "reading.wav", pcm)
+	other := librivoxPath("0920") // a second track, to tell it from the first
+
+	opts := api.ListenOptions{Model: "nova-3", Punctuate: true}
+	transcribe := func(t *testing.T, path string) (string, sessions.FileAudio) {
+		t.Helper()
+		f := sessions.FileTranscription{Client: client}
+		s := f.Session(path, opts)
+		if err := s.Start(ctx); err != nil {
+			t.Fatalf("Start: %v", err)
+		}
+		res, err := s.Wait(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
+		return res.Response.Transcript(), s.Audio()
+	}
+	ref, _ := transcribe(t, wav)
+	refWER := testkit.WordErrorRate(want, ref)
+	t.Logf("the reading as WAV: WER %.1f%%: %q", 100*refWER, ref)
+
+	video := []string{"-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1"}
+	tests := []struct {
+		name     string
+		args     []string
+		lossless bool
+		tracks   int
+	}{
+		{"reading.m4a", []string{"-i", wav, "-c:a", "alac"}, true, 1},
+		{"reading.mov", []string{"-i", wav, "-c:a", "pcm_s16le"}, true, 1},
+		{"two tracks.mkv", append(append([]string{"-i", wav, "-i", other}, video...),
+			"-map", "2:v", "-map", "0:a", "-map", "1:a", "-c:v", "mpeg4", "-c:a", "flac"), true, 2},
+		{"teams.mp4", append(append([]string{"-i", wav}, video...), "-map", "1:v", "-map", "0:a", "-c:v", "mpeg4", "-c:a", "aac"), false, 1},
+		{"meet.webm", []string{"-i", wav, "-c:a", "libopus"}, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := ffmpegFile(t, dir, tt.name, tt.args...)
+			got, about := transcribe(t, path)
+			wantText, wantWER := ref, refWER
+			if !tt.lossless {
+				same := ffmpegFile(t, dir, tt.name+".wav", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "16000")
+				wantText, _ = transcribe(t, same)
+				wantWER = testkit.WordErrorRate(want, wantText)
+			}
+			gotWER := testkit.WordErrorRate(want, got)
+			t.Logf("WER %.1f%% (its WAV's %.1f%%)", 100*gotWER, 100*wantWER)
+			if got != wantText || gotWER != wantWER {
+				t.Errorf("transcript %q (WER %.1f%%), the WAV's %q (WER %.1f%%)", got, 100*gotWER, wantText, 100*wantWER)
+			}
+			if about.Kind == "" || about.Tracks != tt.tracks {
+				t.Errorf("Audio() = %+v, want a decoded file of %d audio tracks", about, tt.tracks)
+			}
+			if note := about.TrackNote(); (tt.tracks > 1) != strings.Contains(note, "the first of its 2 audio tracks") {
+				t.Errorf("TrackNote() = %q", note)
+			}
+		})
+	}
+}
+
+// TestFileMediaKeptAndRerun transcribes an MP4 with video on the local
+// engine into history: the sound it sent is kept (16 kHz Ogg Opus, as
+// live sessions keep theirs), and the entry runs again from the kept
+// audio; an entry without kept audio runs again from the file itself.
+func TestFileMediaKeptAndRerun(t *testing.T) {
+	t.Parallel()
+	needFFmpeg(t)
+	eng := localEngine(t)
+	ctx := testContext(t, 5*time.Minute)
+	db := openDB(t)
+	dir := t.TempDir()
+	wav := writeWAVFile(t, dir, "line.wav", loadPCM(t, librivoxPath("0920")))
+	path := ffmpegFile(t, dir, "meeting.mp4", "-i", wav, "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1",
+		"-map", "1:v", "-map", "0:a", "-c:v", "mpeg4", "-c:a", "aac")
+
+	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{History: db, Keys: sessions.NewKeys(&store.Memory{}, nil),
+		Local: func() (api.Endpoint, api.Secret, error) { return eng.Endpoint(), eng.Key, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	s := store.DefaultSettings()
+	s.Backend, s.KeepAudio = store.BackendLocal, true
+	if err := ws.SaveSettings(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	var log progressLog
+	res, err := ws.TranscribeFile(ctx, path, log.report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := log.all()
+	for i, p := range prog {
+		if i > 0 && (p.Phase < prog[i-1].Phase || p.Decoded < prog[i-1].Decoded) {
+			t.Errorf("report %d %+v goes back from %+v", i, p, prog[i-1])
+		}
+	}
+	if len(prog) < 2 || prog[0].Phase != sessions.PhaseDecoding || prog[len(prog)-1].Phase != sessions.PhaseDone {
+		t.Errorf("progress %+v, want decoding, then done", prog)
+	}
+	if last := prog[len(prog)-1]; last.Fraction() != 1 || last.Decoded < 5*time.Second {
+		t.Errorf("last report %+v, want all of the file's 6 s decoded", last)
+	}
+	first := res.Response.Transcript()
+	if o := testkit.WordOverlap(first, truth(t)["0920"]); o < 0.6 {
+		t.Errorf("transcript %q", first)
+	}
+	kept, err := db.Audio(ctx, res.SessionID)
+	if err != nil {
+		t.Fatalf("the sound of the MP4 was not kept: %v", err)
+	}
+	if kept.ContentType != sessions.KeptContentType || len(kept.Data) == 0 {
+		t.Errorf("kept %s, %d bytes", kept.ContentType, len(kept.Data))
+	}
+
+	again, err := ws.Rerun(ctx, res.SessionID, sessions.RerunOptions{}, nil)
+	if err != nil {
+		t.Fatalf("re-run from the kept audio: %v", err)
+	}
+	if o := testkit.WordOverlap(again.New.Transcript, first); o < 0.8 {
+		t.Errorf("the re-run from the kept audio heard %q, the file %q", again.New.Transcript, first)
+	}
+	// Without kept audio, the re-run reads the MP4 itself.
+	s.KeepAudio = false
+	if err := ws.SaveSettings(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	plain, err := ws.TranscribeFile(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Audio(ctx, plain.SessionID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("audio kept against the settings: %v", err)
+	}
+	var rlog progressLog
+	fromFile, err := ws.Rerun(ctx, plain.SessionID, sessions.RerunOptions{}, rlog.report)
+	if err != nil {
+		t.Fatalf("re-run from the file: %v", err)
+	}
+	if fromFile.New.Transcript != first {
+		t.Errorf("the re-run from the file heard %q, the first run %q", fromFile.New.Transcript, first)
+	}
+	if p := rlog.all(); len(p) == 0 || p[0].Phase != sessions.PhaseDecoding {
+		t.Errorf("re-run progress %+v, want the file decoded", p)
+	}
+}
+
+// TestFileSessionEmptyOrSilent: a file of 0 bytes, and a video without
+// sound, fail Start with what is wrong with the file, before anything is
+// sent or saved. The empty file was sent, and the service's refusal read
+// "The service would refuse these options: Audio: the audio is empty."
+func TestFileSessionEmptyOrSilent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.wav")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		path string
+		want error
+	}{{empty, sessions.ErrEmptyFile}}
+	if _, err := exec.LookPath("ffmpeg"); err == nil {
+		silent := ffmpegFile(t, dir, "screen.mp4", "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1", "-c:v", "mpeg4")
+		cases = append(cases, struct {
+			path string
+			want error
+		}{silent, audio.ErrNoAudioTrack})
+	}
+	for _, c := range cases {
+		h := &responseHistory{}
+		tr := &fakeTranscriber{}
+		f := sessions.FileTranscription{Client: tr, History: h}
+		s := f.Session(c.path, batchOptions())
+		err := s.Start(t.Context())
+		var fe *sessions.FileError
+		if !errors.Is(err, c.want) || !errors.As(err, &fe) || fe.Name != filepath.Base(c.path) {
+			t.Errorf("%s: Start = %v, want a FileError of %v", filepath.Base(c.path), err, c.want)
+		}
+		if err == nil {
+			allEvents(t, s.Events())
+		}
+		<-s.Done()
+		if list := h.sessions(); len(list) != 0 {
+			t.Errorf("%s: saved %+v", filepath.Base(c.path), list)
+		}
+	}
+}
