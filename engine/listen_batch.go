@@ -349,8 +349,10 @@ func (p *listenPlan) decode(ctx context.Context, r io.Reader, maxDuration time.D
 			return fail(err)
 		}
 		n, rerr := br.Read(buf)
-		if n > 0 {
-			samples, err := dec.Decode(buf[:n])
+		for in := buf[:n]; len(in) > 0; {
+			piece := in[:min(len(in), decodePiece)]
+			in = in[len(piece):]
+			samples, err := dec.Decode(piece)
 			if err != nil {
 				return fail(fmt.Errorf("%w: %w", errAudio, err))
 			}
@@ -386,6 +388,13 @@ func (p *listenPlan) decode(ctx context.Context, r io.Reader, maxDuration time.D
 	out.seconds = float64(frames) / float64(out.info.SampleRate)
 	return out, nil
 }
+
+// decodePiece is how much of a body the decoder is given at once: what
+// it decodes to is held at once (and the buffers that take it keep that
+// size), and a kilobyte of FLAC of digital silence, as a decoded
+// recording's quiet stretches are, is some 350,000 samples (1.4 MB);
+// 64 KB of it, 18 million. A kilobyte of WAV is 512 samples.
+const decodePiece = 1 << 10
 
 // writeBatchError answers the failures of reading a batch request's audio.
 func writeBatchError(w http.ResponseWriter, r *http.Request, err error) {
