@@ -6,13 +6,13 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/earshot-app/earshot/internal/ffmpegtest"
 	"github.com/earshot-app/earshot/internal/leaktest"
 )
 
@@ -117,18 +117,6 @@ func FuzzParseProbe(f *testing.F) {
 	})
 }
 
-// ffmpegFile makes a file with ffmpeg from the arguments (inputs, codecs)
-// and returns its path.
-func ffmpegFile(t testing.TB, name string, args ...string) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), name)
-	cmd := exec.CommandContext(t.Context(), "ffmpeg", append(append([]string{"-v", "error", "-y"}, args...), out)...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg %s: %v: %s", strings.Join(args, " "), err, b)
-	}
-	return out
-}
-
 // referenceWAV writes seconds of the reference recording to a WAV file.
 func referenceWAV(t testing.TB, seconds float64) (string, []int16) {
 	t.Helper()
@@ -172,7 +160,7 @@ func readDecoder(t testing.TB, d *FileDecoder) ([]int16, error) {
 // recording's own; with a lossy one, the recording's at a high SNR. A
 // file with video and two audio tracks gives its first audio track.
 func TestDecodeFile(t *testing.T) {
-	needFFmpeg(t)
+	ffmpegtest.NeedFFmpeg(t)
 	defer leaktest.Check(t)
 	wav, pcm := referenceWAV(t, 3)
 	silence := []string{"-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono:d=3"}
@@ -195,7 +183,7 @@ func TestDecodeFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := ffmpegFile(t, tt.name, tt.args...)
+			path := ffmpegtest.FFmpeg(t, t.TempDir(), tt.name, tt.args...)
 			info, err := ProbeFile(t.Context(), path)
 			if err != nil {
 				t.Fatal(err)
@@ -240,9 +228,9 @@ func TestDecodeFile(t *testing.T) {
 }
 
 func TestDecodeFileErrors(t *testing.T) {
-	needFFmpeg(t)
+	ffmpegtest.NeedFFmpeg(t)
 	defer leaktest.Check(t)
-	silent := ffmpegFile(t, "screen.mp4", "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1", "-c:v", "mpeg4")
+	silent := ffmpegtest.FFmpeg(t, t.TempDir(), "screen.mp4", "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1", "-c:v", "mpeg4")
 	_, err := ProbeFile(t.Context(), silent)
 	if !errors.Is(err, ErrNoAudioTrack) || !errors.Is(err, ErrUndecodable) {
 		t.Errorf("a video without sound: ProbeFile = %v, want ErrNoAudioTrack", err)
@@ -274,10 +262,10 @@ func TestDecodeFileErrors(t *testing.T) {
 // ending its context, stops ffmpeg, and that ffmpeg waits for a reader
 // that does not read (it is held by the pipe, not buffered).
 func TestDecodeFileStops(t *testing.T) {
-	needFFmpeg(t)
+	ffmpegtest.NeedFFmpeg(t)
 	defer leaktest.Check(t)
 	// An hour of silence: far more than a pipe holds.
-	path := ffmpegFile(t, "hour.mkv", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "3600", "-c:a", "flac")
+	path := ffmpegtest.FFmpeg(t, t.TempDir(), "hour.mkv", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "3600", "-c:a", "flac")
 	d, err := DecodeFile(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/engine"
+	"github.com/earshot-app/earshot/internal/ffmpegtest"
 	"github.com/earshot-app/earshot/internal/leaktest"
 	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
@@ -529,21 +529,10 @@ func TestTranscribeFailures(t *testing.T) {
 // sound says so, and nothing is saved.
 func TestTranscribeMedia(t *testing.T) {
 	needClip(t)
-	for _, tool := range []string{"ffmpeg", "ffprobe"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed (%v); run scripts/setup", tool, err)
-		}
-	}
+	ffmpegtest.NeedFFmpeg(t)
 	t.Parallel()
 	dir := t.TempDir()
-	ffmpeg := func(name string, args ...string) string {
-		out := filepath.Join(dir, name)
-		cmd := exec.CommandContext(t.Context(), "ffmpeg", append(append([]string{"-v", "error", "-y"}, args...), out)...)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("ffmpeg: %v: %s", err, b)
-		}
-		return out
-	}
+	ffmpeg := func(name string, args ...string) string { return ffmpegtest.FFmpeg(t, dir, name, args...) }
 	video := []string{"-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1"}
 	other := "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0930.wav"
 	tests := []struct {

@@ -12,32 +12,11 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/ffmpegtest"
 	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
-
-// needFFmpeg skips a test when FFmpeg, which makes its files and which
-// the app runs on them, is missing.
-func needFFmpeg(t testing.TB) {
-	t.Helper()
-	for _, tool := range []string{"ffmpeg", "ffprobe"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed (%v); run scripts/setup", tool, err)
-		}
-	}
-}
-
-// ffmpegFile makes dir/name with ffmpeg from args (its inputs and codecs).
-func ffmpegFile(t testing.TB, dir, name string, args ...string) string {
-	t.Helper()
-	out := filepath.Join(dir, name)
-	cmd := exec.CommandContext(t.Context(), "ffmpeg", append(append([]string{"-v", "error", "-y"}, args...), out)...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg %s: %v: %s", strings.Join(args, " "), err, b)
-	}
-	return out
-}
 
 // writeWAVFile writes 16 kHz mono pcm to dir/name.
 func writeWAVFile(t testing.TB, dir, name string, pcm []int16) string {
@@ -65,7 +44,7 @@ func writeWAVFile(t testing.TB, dir, name string, pcm []int16) string {
 // before: "MP4/M4A audio is not supported".
 func TestFileMedia(t *testing.T) {
 	t.Parallel()
-	needFFmpeg(t)
+	ffmpegtest.NeedFFmpeg(t)
 	eng := localEngine(t)
 	ctx := testContext(t, 8*time.Minute)
 	client := newClient(t, eng.Endpoint(), eng.Key)
@@ -116,11 +95,11 @@ func TestFileMedia(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := ffmpegFile(t, dir, tt.name, tt.args...)
+			path := ffmpegtest.FFmpeg(t, dir, tt.name, tt.args...)
 			got, about := transcribe(t, path)
 			wantText, wantWER := ref, refWER
 			if !tt.lossless {
-				same := ffmpegFile(t, dir, tt.name+".wav", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "16000")
+				same := ffmpegtest.FFmpeg(t, dir, tt.name+".wav", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "16000")
 				wantText, _ = transcribe(t, same)
 				wantWER = testkit.WordErrorRate(want, wantText)
 			}
@@ -145,13 +124,13 @@ func TestFileMedia(t *testing.T) {
 // audio; an entry without kept audio runs again from the file itself.
 func TestFileMediaKeptAndRerun(t *testing.T) {
 	t.Parallel()
-	needFFmpeg(t)
+	ffmpegtest.NeedFFmpeg(t)
 	eng := localEngine(t)
 	ctx := testContext(t, 5*time.Minute)
 	db := openDB(t)
 	dir := t.TempDir()
 	wav := writeWAVFile(t, dir, "line.wav", loadPCM(t, librivoxPath("0920")))
-	path := ffmpegFile(t, dir, "meeting.mp4", "-i", wav, "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1",
+	path := ffmpegtest.FFmpeg(t, dir, "meeting.mp4", "-i", wav, "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1",
 		"-map", "1:v", "-map", "0:a", "-c:v", "mpeg4", "-c:a", "aac")
 
 	ws, err := sessions.NewWorkspace(sessions.WorkspaceConfig{History: db, Keys: sessions.NewKeys(&store.Memory{}, nil),
@@ -241,8 +220,8 @@ func TestFileSessionEmptyOrSilent(t *testing.T) {
 		path string
 		want error
 	}{{empty, sessions.ErrEmptyFile}}
-	if _, err := exec.LookPath("ffmpeg"); err == nil {
-		silent := ffmpegFile(t, dir, "screen.mp4", "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1", "-c:v", "mpeg4")
+	if _, err := exec.LookPath("ffprobe"); err == nil {
+		silent := ffmpegtest.FFmpeg(t, dir, "screen.mp4", "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1", "-c:v", "mpeg4")
 		cases = append(cases, struct {
 			path string
 			want error
