@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,17 +113,25 @@ func (s *stderrTail) String() string {
 // owner would hold; the process is killed.
 var errOutputLimit = errors.New("output limit exceeded")
 
-// ffmpegProc runs FFmpeg as a filter: bytes in on stdin, bytes out on
-// stdout. A reader goroutine, owned by the ffmpegProc, moves stdout into a
-// buffer as it arrives, so FFmpeg never blocks on a full pipe and writing
-// stdin never deadlocks; take hands the buffered output to the owner's
+// ffmpegProc runs an FFmpeg program, in one of two ways.
+//
+// As a filter (startFFmpeg): bytes in on stdin, bytes out on stdout. A
+// reader goroutine, owned by the ffmpegProc, moves stdout into a buffer
+// as it arrives, so FFmpeg never blocks on a full pipe and writing stdin
+// never deadlocks; take hands the buffered output to the owner's
 // goroutine. finish or kill stop the process and wait for it and for the
 // reader.
+//
+// As a source (startSource): the program reads a file itself and the
+// owner reads its stdout with readOut, as slowly as it likes: a full pipe
+// holds the program back, so nothing is buffered beyond the pipe, however
+// long the file. kill stops it; wait reaps it once its output is read.
 type ffmpegProc struct {
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	stdin  io.WriteCloser // nil for a source
+	stdout io.ReadCloser  // read by the reader goroutine (filter) or the owner (source)
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the reader has seen stdout end
+	done   chan struct{} // closed when the reader has seen stdout end; nil for a source
 	stderr stderrTail
 	limit  int // bytes of output the buffer may hold
 
@@ -134,47 +143,72 @@ type ffmpegProc struct {
 	result error
 }
 
-// ffmpegPath finds the ffmpeg program; an error wraps exec.ErrNotFound when
-// it is not installed.
-func ffmpegPath() (string, error) {
-	p, err := exec.LookPath("ffmpeg")
+// toolPath finds an FFmpeg program (ffmpeg, ffprobe); an error wraps
+// exec.ErrNotFound when it is not installed.
+func toolPath(name string) (string, error) {
+	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", fmt.Errorf("the ffmpeg program is needed: %w", err)
+		return "", fmt.Errorf("the %s program is needed: %w", name, err)
 	}
 	return p, nil
 }
 
-// startFFmpeg starts ffmpeg with args (after the common quiet options). It
-// is killed when ctx ends or kill is called.
+// ffmpegQuiet are the options of every ffmpeg run: no banner, no
+// progress, only errors on stderr, one thread.
+var ffmpegQuiet = []string{"-hide_banner", "-nostats", "-loglevel", "error", "-threads", "1"}
+
+// startFFmpeg starts ffmpeg as a filter with args (after the common quiet
+// options). It is killed when ctx ends or kill is called.
 func startFFmpeg(ctx context.Context, args []string, limit int) (*ffmpegProc, error) {
-	path, err := ffmpegPath()
+	p, err := startTool(ctx, "ffmpeg", append(slices.Clip(ffmpegQuiet), args...), true)
+	if err != nil {
+		return nil, err
+	}
+	p.limit = limit
+	go p.read()
+	return p, nil
+}
+
+// startSource starts the program name (ffmpeg, ffprobe) with args as a
+// source: its stdin is empty and the owner reads its stdout (readOut).
+// It is killed when ctx ends or kill is called.
+func startSource(ctx context.Context, name string, args []string) (*ffmpegProc, error) {
+	return startTool(ctx, name, args, false)
+}
+
+func startTool(ctx context.Context, name string, args []string, filter bool) (*ffmpegProc, error) {
+	path, err := toolPath(name)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	base := []string{"-hide_banner", "-nostats", "-loglevel", "error", "-threads", "1"}
-	cmd := exec.CommandContext(ctx, path, append(base, args...)...)
-	p := &ffmpegProc{cmd: cmd, cancel: cancel, done: make(chan struct{}), limit: limit}
+	cmd := exec.CommandContext(ctx, path, args...)
+	p := &ffmpegProc{cmd: cmd, cancel: cancel}
 	cmd.Stderr = &p.stderr
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		cancel()
-		return nil, fmt.Errorf("ffmpeg: %w", err)
+	if filter {
+		p.done = make(chan struct{})
+		if p.stdin, err = cmd.StdinPipe(); err != nil {
+			cancel()
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
+	if p.stdout, err = cmd.StdoutPipe(); err != nil {
 		cancel()
-		return nil, fmt.Errorf("ffmpeg: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := cmd.Start(); err != nil {
 		cancel()
-		return nil, fmt.Errorf("start ffmpeg: %w", err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	go p.read(stdout)
 	return p, nil
 }
 
-func (p *ffmpegProc) read(stdout io.Reader) {
+// readOut reads a source's output.
+func (p *ffmpegProc) readOut(b []byte) (int, error) { return p.stdout.Read(b) }
+
+func (p *ffmpegProc) read() {
 	defer close(p.done)
+	stdout := p.stdout
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := stdout.Read(buf)
@@ -255,8 +289,10 @@ func (p *ffmpegProc) failure(err error) error {
 // kill stops FFmpeg at once and waits for it and the reader.
 func (p *ffmpegProc) kill() {
 	p.cancel()
-	_ = p.stdin.Close()
-	<-p.done
+	if p.stdin != nil {
+		_ = p.stdin.Close()
+		<-p.done
+	}
 	_ = p.wait()
 }
 

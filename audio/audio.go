@@ -83,6 +83,13 @@ const (
 	ContainerOggVorbis
 	ContainerOggOpus
 	ContainerAAC // AAC in ADTS framing
+	// ContainerMP4 is the ISO base media file format and QuickTime: MP4,
+	// M4A, MOV, 3GP. Its index may follow its data, so it is decoded from
+	// a file (DecodeFile), never from a stream.
+	ContainerMP4
+	// ContainerMatroska is Matroska and WebM (MKV, MKA, WEBM), decoded
+	// from a file like ContainerMP4.
+	ContainerMatroska
 )
 
 // String returns a short lower-case name such as "wav" or "ogg-opus".
@@ -102,6 +109,10 @@ func (c Container) String() string {
 		return "ogg-opus"
 	case ContainerAAC:
 		return "aac"
+	case ContainerMP4:
+		return "mp4"
+	case ContainerMatroska:
+		return "matroska"
 	default:
 		return "unknown"
 	}

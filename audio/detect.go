@@ -12,8 +12,8 @@ import (
 const detectLimit = 3 * maxOggPage
 
 // Detect reports the container of audio from its first bytes. It needs only
-// a few bytes for most containers (12 for WAV, 7 for AAC in ADTS) and the
-// first Ogg page for Ogg; with too few bytes, or bytes of no supported
+// a few bytes for most containers (12 for WAV, 7 for AAC in ADTS, the
+// ftyp box for MP4, 4 for Matroska and WebM) and the first Ogg page for Ogg; with too few bytes, or bytes of no supported
 // container, it returns ContainerUnknown. RIFX and RF64 files are reported as ContainerWAV, since
 // they are WAV files, but decoding refuses them with a clear error. A file
 // starting with an ID3 tag is reported as ContainerMP3 (what nearly every
@@ -36,8 +36,11 @@ var errNeedMore = errors.New("need more bytes")
 // ErrUndecodable that names what the bytes are, when it can tell. atEOF says
 // b is the whole stream, so an Ogg stream is judged on the pages it has.
 func sniff(b []byte, atEOF bool) (c Container, needMore bool, err error) {
+	if len(b) < 8 && mayBeBox(b) {
+		return ContainerUnknown, true, nil
+	}
 	if len(b) < 4 {
-		for _, sig := range [...]string{"RIFF", "RIFX", "RF64", "fLaC", "OggS", "ID3"} {
+		for _, sig := range [...]string{"RIFF", "RIFX", "RF64", "fLaC", "OggS", "ID3", ebmlMagic} {
 			if bytes.HasPrefix([]byte(sig), b) {
 				return ContainerUnknown, true, nil
 			}
@@ -64,6 +67,8 @@ func sniff(b []byte, atEOF bool) (c Container, needMore bool, err error) {
 		return ContainerMP3, false, nil
 	case hasPrefix(b, "OggS"):
 		return sniffOgg(b, atEOF)
+	case hasPrefix(b, ebmlMagic):
+		return ContainerMatroska, false, nil
 	case isADTSSync(b):
 		return sniffADTS(b, atEOF)
 	case len(b) >= 4 && b[0] == 0xFF && b[1]&0xE0 == 0xE0:
@@ -71,11 +76,13 @@ func sniff(b []byte, atEOF bool) (c Container, needMore bool, err error) {
 			return ContainerUnknown, false, err
 		}
 		return ContainerMP3, false, nil
+	case len(b) >= 8 && isBox(b):
+		return sniffMP4(b)
 	}
 	if name := knownUnsupported(b); name != "" {
-		return ContainerUnknown, false, undecodable("%s is not supported (use WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus or AAC)", name)
+		return ContainerUnknown, false, undecodable("%s is not supported (use WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus, AAC, MP4 or WebM)", name)
 	}
-	return ContainerUnknown, false, undecodable("the bytes are not a known audio container (WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus or AAC)")
+	return ContainerUnknown, false, undecodable("the bytes are not a known audio container (WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus, AAC, MP4 or WebM)")
 }
 
 // sniffOgg walks the begin-of-stream pages at the start of an Ogg stream and
@@ -170,10 +177,6 @@ func checkMPEGHeader(b []byte) error {
 
 func knownUnsupported(b []byte) string {
 	switch {
-	case len(b) >= 8 && string(b[4:8]) == "ftyp":
-		return "MP4/M4A audio"
-	case hasPrefix(b, "\x1a\x45\xdf\xa3"):
-		return "WebM/Matroska audio"
 	case hasPrefix(b, "FORM"):
 		return "AIFF audio"
 	case hasPrefix(b, "#!AMR"):

@@ -45,6 +45,7 @@ type SpeechDecoder struct {
 	dec  *StreamDecoder
 	conv *Converter16kMono
 	out  []int16
+	skip int // output samples still to drop (a decoder started before its point)
 }
 
 // NewSpeechDecoder returns a decoder of the stream described by f (see
@@ -76,7 +77,7 @@ func (s *SpeechDecoder) Flush() ([]int16, error) {
 	samples, err := s.dec.Flush()
 	out, cerr := s.convert(samples)
 	if s.conv != nil {
-		s.out = append(s.out, s.conv.Flush()...)
+		s.out = append(s.out, s.dropped(s.conv.Flush())...)
 		out = s.out
 	}
 	if err != nil {
@@ -98,8 +99,15 @@ func (s *SpeechDecoder) convert(samples []float32) ([]int16, error) {
 		}
 		s.conv = c
 	}
-	s.out = append(s.out, s.conv.Convert(samples)...)
+	s.out = append(s.out, s.dropped(s.conv.Convert(samples))...)
 	return s.out, nil
+}
+
+// dropped is pcm less the samples still to skip.
+func (s *SpeechDecoder) dropped(pcm []int16) []int16 {
+	n := min(s.skip, len(pcm))
+	s.skip -= n
+	return pcm[n:]
 }
 
 // Info reports the source's container, rate and channels once known.

@@ -250,6 +250,10 @@ func newContainerStream(c Container) (streamImpl, error) {
 		return newMPEGStream(), nil
 	case ContainerAAC:
 		return newAACStream(), nil
+	case ContainerMP4:
+		return nil, undecodable("MP4 (M4A, MOV, 3GP) audio is decoded from its file, not from a stream: its index may come last (send WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus or AAC; Earshot converts MP4 files before sending them)")
+	case ContainerMatroska:
+		return nil, undecodable("WebM and Matroska audio is decoded from its file, not from a stream (send WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus or AAC; Earshot converts WebM and MKV files before sending them)")
 	}
 	return nil, undecodable("no decoder for container %v", c)
 }

@@ -98,7 +98,7 @@ Flags:
 	status.set("Sending the audio…")
 	res, err := ws.Rerun(ctx, id, opts, func(p sessions.Progress) {
 		switch p.Phase {
-		case sessions.PhaseUploading:
+		case sessions.PhaseUploading, sessions.PhaseDecoding:
 			status.set(fmt.Sprintf("Sending the audio… %.0f%%", 100*p.Fraction()))
 		case sessions.PhaseTranscribing:
 			status.set("Transcribing…")

@@ -63,7 +63,8 @@ func newTranscribeFlags(env Env) (*flag.FlagSet, *transcribeFlags) {
        earshot transcribe --live [--source mic|system|both] [--device ID] [--format txt|srt|vtt|json] [-o OUT] [--model M] [--language L] [--diarize] [--smart-format]
        earshot transcribe --list-devices
 
-Transcribes an audio file (wav, mp3, flac, ogg, opus) and prints the
+Transcribes an audio file (wav, mp3, flac, ogg, opus, aac, or the sound of
+an m4a, mp4, mov, webm or mkv recording: its first audio track) and prints the
 transcript, or with --live captures the microphone and prints each final
 caption as it arrives until Ctrl+C. It uses the service chosen in the
 app's Settings (by default the hosted service when an API key is set, in
@@ -280,8 +281,15 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 		p := last
 		mu.Unlock()
 		elapsed := time.Since(began).Truncate(time.Second)
-		if p.Phase == sessions.PhaseUploading && p.Total > 0 {
+		switch {
+		case p.Phase == sessions.PhaseReading:
+			return fmt.Sprintf("Reading %s...", name)
+		case p.Phase == sessions.PhaseUploading && p.Total > 0:
 			return fmt.Sprintf("Sending %s to %s: %.0f%% of %s", name, conn.Name, 100*p.Fraction(), byteSize(p.Total))
+		case p.Phase == sessions.PhaseDecoding && p.Length > 0:
+			return fmt.Sprintf("Decoding %s and sending it to %s: %s of %s", name, conn.Name, clockTime(p.Decoded), clockTime(p.Length))
+		case p.Phase == sessions.PhaseDecoding:
+			return fmt.Sprintf("Decoding %s and sending it to %s: %s", name, conn.Name, clockTime(p.Decoded))
 		}
 		return fmt.Sprintf("%s is transcribing %s... %s", conn.Name, name, elapsed)
 	}
@@ -291,6 +299,7 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 		mu.Unlock()
 		status.set(render())
 	}
+	progress(sessions.Progress{Phase: sessions.PhaseReading})
 	stopTicking := func() {}
 	if status.on {
 		stopTicking = status.tick(render)
@@ -301,6 +310,10 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 	sess := ft.Session(path, sessions.ListenOptions(s, api.Batch))
 	if err := sess.Start(ctx); err != nil {
 		return err
+	}
+	if note := sess.Audio().TrackNote(); note != "" {
+		status.clear()
+		fmt.Fprintf(env.Stderr, "Transcribing %s: %s.\n", name, note)
 	}
 	// A transcript history could not keep is still written out; the
 	// failure to keep it is the command's error.
@@ -370,8 +383,10 @@ func plainError(err error) error {
 		return reword(err, "the disk is full: %s %s not saved to history (free some space)", unsaved.What, was)
 	case errors.Is(err, store.ErrDiskFull):
 		return reword(err, "the disk is full, so nothing was written (free some space): %v", err)
+	case errors.Is(err, audio.ErrNoAudioTrack):
+		return reword(err, "%v: there is no sound in it to transcribe", err)
 	case errors.Is(err, api.ErrUndecodableAudio), errors.Is(err, audio.ErrUndecodable):
-		return reword(err, "the audio could not be decoded: is it a wav, mp3, flac, ogg or opus file? (%v)", err)
+		return reword(err, "the audio could not be decoded: is it a wav, mp3, flac, ogg, opus, m4a, mp4, webm, mkv or mov file? (%v)", err)
 	case errors.As(err, &apiErr):
 		return reword(err, "%s", serviceWords(apiErr))
 	case errors.Is(err, api.ErrInvalidOptions):
@@ -431,6 +446,15 @@ func reword(err error, format string, args ...any) error {
 
 func (r *reworded) Error() string { return r.msg }
 func (r *reworded) Unwrap() error { return r.err }
+
+// clockTime writes a length of audio as h:mm:ss, or m:ss under an hour.
+func clockTime(d time.Duration) string {
+	s := int64(d / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
 
 // byteSize writes n bytes for people.
 func byteSize(n int64) string {

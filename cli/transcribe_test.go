@@ -22,6 +22,7 @@ import (
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/audio/device"
 	"github.com/earshot-app/earshot/engine"
+	"github.com/earshot-app/earshot/internal/ffmpegtest"
 	"github.com/earshot-app/earshot/internal/leaktest"
 	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
@@ -472,6 +473,10 @@ func TestTranscribeFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "missing.wav")
+	empty := filepath.Join(dir, "empty.wav")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		args   []string
@@ -483,7 +488,9 @@ func TestTranscribeFailures(t *testing.T) {
 		{"missing replay", []string{"--replay", missing}, missing + ": no such file", false, ""},
 		{"folder", []string{dir}, dir + " is a folder, not an audio file", false, ""},
 		{"not audio", []string{notAudio}, "the service refused the request: Bad Request: failed to process audio: undecodable audio", true, store.StatusFailed},
-		{"replay not audio", []string{"--replay", notAudio}, "the audio could not be decoded: is it a wav, mp3, flac, ogg or opus file? (notes.wav: ", true, ""},
+		{"replay not audio", []string{"--replay", notAudio}, "the audio could not be decoded: is it a wav, mp3, flac, ogg, opus, m4a, mp4, webm, mkv or mov file? (notes.wav: ", true, ""},
+		// The file is empty, not the options wrong; nothing is saved.
+		{"empty file", []string{empty}, "earshot transcribe: empty.wav: the file is empty (0 bytes): there is no audio in it\n", true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -513,6 +520,53 @@ func TestTranscribeFailures(t *testing.T) {
 				t.Errorf("history %+v; want status %q", sess, tt.status)
 			}
 		})
+	}
+}
+
+// TestTranscribeMedia transcribes the sound of recordings people have,
+// made by ffmpeg from the clip: an M4A, and a Matroska video with two
+// audio tracks, whose first is transcribed and named. A video without
+// sound says so, and nothing is saved.
+func TestTranscribeMedia(t *testing.T) {
+	needClip(t)
+	ffmpegtest.NeedFFmpeg(t)
+	t.Parallel()
+	dir := t.TempDir()
+	ffmpeg := func(name string, args ...string) string { return ffmpegtest.FFmpeg(t, dir, name, args...) }
+	video := []string{"-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1"}
+	other := "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0930.wav"
+	tests := []struct {
+		name, file, note string
+	}{
+		{"m4a", ffmpeg("clip.m4a", "-i", clip, "-c:a", "alac"), ""},
+		{"mkv of two tracks", ffmpeg("meeting.mkv", append(append([]string{"-i", clip, "-i", other}, video...),
+			"-map", "2:v", "-map", "0:a", "-map", "1:a", "-c:v", "mpeg4", "-c:a", "flac")...),
+			"Transcribing meeting.mkv: the first of its 2 audio tracks (flac).\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			if code := h.run(t, t.Context(), "transcribe", tt.file); code != 0 {
+				t.Fatalf("exit status %d; stderr %q", code, h.stderr.String())
+			}
+			if got := normalize(h.stdout.String()); got != clipWords {
+				t.Errorf("transcript %q, want %q", got, clipWords)
+			}
+			if stderr := h.stderr.String(); !strings.Contains(stderr, tt.note) || !strings.Contains(stderr, "Transcribed "+filepath.Base(tt.file)) {
+				t.Errorf("stderr %q, want %q and the summary", stderr, tt.note)
+			}
+		})
+	}
+	silent := ffmpeg("screen.mp4", append(video, "-c:v", "mpeg4")...)
+	h := newHarness(t, nil)
+	if code := h.run(t, t.Context(), "transcribe", silent); code != 1 {
+		t.Errorf("a video without sound: exit status %d, want 1", code)
+	}
+	if stderr := h.stderr.String(); !strings.Contains(stderr, "screen.mp4: undecodable audio: the file has no audio track: there is no sound in it to transcribe") {
+		t.Errorf("stderr %q", stderr)
+	}
+	if sess, err := h.db.Sessions(t.Context(), store.Filter{}); err != nil || len(sess) != 0 {
+		t.Errorf("history %+v, %v; want nothing saved", sess, err)
 	}
 }
 

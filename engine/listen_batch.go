@@ -24,6 +24,7 @@ import (
 	"github.com/earshot-app/earshot/engine/diarize"
 	"github.com/earshot-app/earshot/engine/format"
 	"github.com/earshot-app/earshot/engine/intel"
+	"github.com/earshot-app/earshot/engine/sphinx"
 	"github.com/earshot-app/earshot/internal/textseg"
 )
 
@@ -61,12 +62,18 @@ func (e *Engine) handleListenBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	defer closeBody()
 	sum := sha256.New()
-	in, err := plan.decode(ctx, io.TeeReader(body, sum), e.cfg.MaxAudioDuration)
-	if err != nil {
+	in, err := plan.decode(ctx, io.TeeReader(body, sum), e.cfg.MaxAudioDuration, e.channelSinks(plan))
+	if in != nil {
+		defer in.release()
+	}
+	if err != nil && !errors.Is(err, errRecognition) {
 		writeBatchError(w, r, err)
 		return
 	}
-	resp, err := e.transcribeAudio(ctx, plan, in, sum, requestID(ctx))
+	var resp *api.ListenResponse
+	if err == nil {
+		resp, err = e.transcribeAudio(ctx, plan, in, sum, requestID(ctx))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return // the client went away
@@ -154,18 +161,115 @@ func (l *limitErrReader) Read(p []byte) (int, error) {
 
 // decoded is the audio of a batch request, at the recogniser's rate.
 type decoded struct {
-	// channels holds 16 kHz audio: one mix of every channel, or, with
-	// multichannel, one slice per channel.
-	channels [][]int16
+	// channels is where the 16 kHz audio went: one mix of every
+	// channel, or, with multichannel, one per channel.
+	channels []*channelAudio
 	info     audio.Info
 	// seconds is the duration of the audio as sent.
 	seconds float64
 }
 
+// release gives back the decoders the channels still hold.
+func (d *decoded) release() {
+	for _, c := range d.channels {
+		c.release()
+	}
+}
+
+// errRecognition marks a failure of the recogniser (not of the audio)
+// while the audio was decoded.
+var errRecognition = errors.New("recognition failed")
+
+// channelAudio is where one channel of a batch request's audio goes as
+// it is decoded: into a recogniser's stream, so that nothing of the audio
+// is held however long it is, or into memory, for what reads the whole
+// recording (speaker labels; the channels of a multichannel request,
+// recognised one after the other).
+type channelAudio struct {
+	stream *sphinx.Stream // nil: held in pcm
+	done   func()         // gives the stream's decoder back
+	finals []sphinx.Result
+	pcm    []int16
+}
+
+// push takes the next samples of the channel.
+func (c *channelAudio) push(pcm []int16) error {
+	if c.stream == nil {
+		c.pcm = append(c.pcm, pcm...)
+		return nil
+	}
+	evs, err := c.stream.Push(pcm)
+	if err != nil {
+		return fmt.Errorf("%w: recognise: %w", errRecognition, err)
+	}
+	c.collect(evs)
+	return nil
+}
+
+// end ends a recognised channel: the last utterance's result comes.
+func (c *channelAudio) end() error {
+	if c.stream == nil {
+		return nil
+	}
+	evs, err := c.stream.End()
+	if err != nil {
+		return fmt.Errorf("%w: recognise: %w", errRecognition, err)
+	}
+	c.collect(evs)
+	c.release()
+	return nil
+}
+
+func (c *channelAudio) collect(evs []sphinx.Event) {
+	for _, ev := range evs {
+		if ev.Kind == sphinx.Final {
+			c.finals = append(c.finals, ev.Result)
+		}
+	}
+}
+
+// release closes the stream and gives its decoder back, once.
+func (c *channelAudio) release() {
+	if c.stream != nil {
+		_ = c.stream.Close()
+		c.stream = nil
+		c.done()
+	}
+}
+
+// channelSinks returns how a batch request's audio of n channels (as the
+// plan takes them) goes: recognised as it comes when it is one channel
+// and no speaker labels are asked for, else held.
+func (e *Engine) channelSinks(plan *listenPlan) func(ctx context.Context, n int) ([]*channelAudio, error) {
+	return func(ctx context.Context, n int) ([]*channelAudio, error) {
+		out := make([]*channelAudio, n)
+		for i := range out {
+			out[i] = &channelAudio{}
+		}
+		if n != 1 || plan.diarize {
+			return out, nil
+		}
+		dec, release, err := e.recognizerFor(listenModelFor(plan.opts.Model)).decoder(ctx, plan.postSpeech)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errRecognition, err)
+		}
+		st, err := dec.NewStream(sphinx.StreamOptions{})
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("%w: %w", errRecognition, err)
+		}
+		out[0].stream, out[0].done = st, release
+		return out, nil
+	}
+}
+
 // decode reads the audio of a batch request and converts it to 16 kHz as
-// it goes, so a long recording at a high rate costs memory at 16 kHz only.
-// Audio longer than maxDuration is refused.
-func (p *listenPlan) decode(ctx context.Context, r io.Reader, maxDuration time.Duration) (*decoded, error) {
+// it goes, handing each channel's samples to the channel's sink, which
+// open makes once the audio's layout is known: a long recording at a
+// high rate costs, at most, memory at 16 kHz. Audio longer than
+// maxDuration is refused. A failure of a sink matches errRecognition;
+// the decoded value returned with an error, if any, must be released.
+func (p *listenPlan) decode(ctx context.Context, r io.Reader, maxDuration time.Duration, open func(ctx context.Context, n int) ([]*channelAudio, error)) (*decoded, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(12)
 	if len(head) == 0 {
@@ -207,70 +311,90 @@ func (p *listenPlan) decode(ctx context.Context, r io.Reader, maxDuration time.D
 				}
 				convs = append(convs, c)
 			}
-			out.channels = make([][]int16, n)
+			sinks, err := open(ctx, n)
+			if err != nil {
+				return err
+			}
+			out.channels = sinks
 		}
 		frames += int64(len(samples) / out.info.Channels)
 		if float64(frames)/float64(out.info.SampleRate) > maxDuration.Seconds() {
 			return &tooLongError{max: maxDuration}
 		}
-		if len(convs) == 1 {
-			out.channels[0] = append(out.channels[0], convs[0].Convert(samples)...)
-			if last {
-				out.channels[0] = append(out.channels[0], convs[0].Flush()...)
-			}
-			return nil
-		}
 		nch := out.info.Channels
 		for c, conv := range convs {
-			split = split[:0]
-			for i := c; i < len(samples); i += nch {
-				split = append(split, samples[i])
+			in := samples
+			if len(convs) > 1 {
+				split = split[:0]
+				for i := c; i < len(samples); i += nch {
+					split = append(split, samples[i])
+				}
+				in = split
 			}
-			out.channels[c] = append(out.channels[c], conv.Convert(split)...)
+			if err := out.channels[c].push(conv.Convert(in)); err != nil {
+				return err
+			}
 			if last {
-				out.channels[c] = append(out.channels[c], conv.Flush()...)
+				if err := out.channels[c].push(conv.Flush()); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	}
+	fail := func(err error) (*decoded, error) { return out, err }
 	buf := make([]byte, 64<<10)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return fail(err)
 		}
 		n, rerr := br.Read(buf)
-		if n > 0 {
-			samples, err := dec.Decode(buf[:n])
+		for in := buf[:n]; len(in) > 0; {
+			piece := in[:min(len(in), decodePiece)]
+			in = in[len(piece):]
+			samples, err := dec.Decode(piece)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %w", errAudio, err)
+				return fail(fmt.Errorf("%w: %w", errAudio, err))
 			}
 			if err := push(samples, false); err != nil {
-				return nil, err
+				return fail(err)
 			}
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return nil, rerr
+			return fail(rerr)
 		}
 	}
 	tail, err := dec.Flush()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errAudio, err)
+		return fail(fmt.Errorf("%w: %w", errAudio, err))
 	}
 	if err := push(tail, true); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	if convs == nil {
-		return nil, fmt.Errorf("%w: no audio could be decoded", errAudio)
+		return fail(fmt.Errorf("%w: no audio could be decoded", errAudio))
 	}
 	if want, ok := declaredContainer(p.opts.Encoding); ok && out.info.Container != want {
-		return nil, fmt.Errorf("%w: encoding=%s was declared but the audio is %s", errAudio, p.opts.Encoding, out.info.Container)
+		return fail(fmt.Errorf("%w: encoding=%s was declared but the audio is %s", errAudio, p.opts.Encoding, out.info.Container))
+	}
+	for _, c := range out.channels {
+		if err := c.end(); err != nil {
+			return fail(err)
+		}
 	}
 	out.seconds = float64(frames) / float64(out.info.SampleRate)
 	return out, nil
 }
+
+// decodePiece is how much of a body the decoder is given at once: what
+// it decodes to is held at once (and the buffers that take it keep that
+// size), and a kilobyte of FLAC of digital silence, as a decoded
+// recording's quiet stretches are, is some 350,000 samples (1.4 MB);
+// 64 KB of it, 18 million. A kilobyte of WAV is 512 samples.
+const decodePiece = 1 << 10
 
 // writeBatchError answers the failures of reading a batch request's audio.
 func writeBatchError(w http.ResponseWriter, r *http.Request, err error) {
@@ -318,8 +442,8 @@ func (e *Engine) transcribeAudio(ctx context.Context, plan *listenPlan, audioIn 
 		resp.Metadata.DiarizeInfo = &api.DiarizeInfo{ModelUUID: info.ModelUUID, Arch: info.Arch}
 	}
 	var analysed []string // the first channel's words, as analysed
-	for ch, pcm := range audioIn.channels {
-		alt, words, err := e.transcribeChannel(ctx, plan, pcm)
+	for ch, a := range audioIn.channels {
+		alt, words, err := e.transcribeChannel(ctx, plan, a)
 		if err != nil {
 			return nil, err
 		}
@@ -354,21 +478,26 @@ func (e *Engine) transcribeAudio(ctx context.Context, plan *listenPlan, audioIn 
 	return resp, nil
 }
 
-// transcribeChannel recognises one channel of 16 kHz mono audio. With
-// audio intelligence requested it also returns the channel's words as the
-// analysis reads them (see analysisWords).
-func (e *Engine) transcribeChannel(ctx context.Context, plan *listenPlan, pcm []int16) (api.Alternative, []string, error) {
-	dec, release, err := e.recognizerFor(listenModelFor(plan.opts.Model)).decoder(ctx, plan.postSpeech)
-	if err != nil {
-		return api.Alternative{}, nil, err
-	}
-	results, err := dec.Transcribe(ctx, pcm)
-	release()
-	if err != nil {
-		return api.Alternative{}, nil, fmt.Errorf("recognise: %w", err)
+// transcribeChannel recognises one channel of 16 kHz mono audio, unless
+// it was recognised as it was decoded. With audio intelligence requested
+// it also returns the channel's words as the analysis reads them (see
+// analysisWords).
+func (e *Engine) transcribeChannel(ctx context.Context, plan *listenPlan, a *channelAudio) (api.Alternative, []string, error) {
+	results, pcm := a.finals, a.pcm
+	if a.done == nil {
+		dec, release, err := e.recognizerFor(listenModelFor(plan.opts.Model)).decoder(ctx, plan.postSpeech)
+		if err != nil {
+			return api.Alternative{}, nil, err
+		}
+		results, err = dec.Transcribe(ctx, pcm)
+		release()
+		if err != nil {
+			return api.Alternative{}, nil, fmt.Errorf("recognise: %w", err)
+		}
 	}
 	words, boundaries := wordsOf(results)
 	if plan.diarize && len(words) > 0 {
+		var err error
 		words, err = diarize.Diarize(ctx, plan.diarizeVersion, diarize.FromInt16(pcm), words)
 		if err != nil {
 			return api.Alternative{}, nil, fmt.Errorf("diarize: %w", err)

@@ -158,27 +158,52 @@ func (r *recognizer) isReady() bool {
 // warm loads the recogniser unless it is loaded, and waits for the load
 // or for ctx. Callers that arrive during a load share it. It counts as a
 // use: the idle release is pushed back.
+//
+// The warm-up is for streams (captions, conversations): a recogniser
+// loaded by a batch request alone has no stream decoder yet, and gets
+// one here.
 func (r *recognizer) warm(ctx context.Context) error {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return errRecognizerClosed
-	}
-	if r.ready {
-		if r.inUse == 0 {
-			r.armLocked()
+	for {
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return errRecognizerClosed
 		}
+		if !r.ready {
+			c := r.loadLocked(defaultPools[:])
+			r.mu.Unlock()
+			if err := c.wait(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		e, err := r.entryLocked(streamingPostSpeechFrames)
+		if err != nil {
+			r.mu.Unlock()
+			return err
+		}
+		if e.pool.Live() >= r.warmN {
+			if r.inUse == 0 {
+				r.armLocked()
+			}
+			r.mu.Unlock()
+			return nil
+		}
+		// Counted as in use while it warms, so no release takes it.
+		e.out++
+		r.inUse++
+		r.disarmLocked()
 		r.mu.Unlock()
-		return nil
+		err = e.pool.Warm(ctx, r.warmN)
+		r.giveBack(e)
+		return err
 	}
-	c := r.loadLocked()
-	r.mu.Unlock()
-	return c.wait(ctx)
 }
 
-// loadLocked returns the load in progress, starting one if there is
-// none. r.mu is held and the recogniser is neither closed nor ready.
-func (r *recognizer) loadLocked() *loadCall {
+// loadLocked returns the load in progress, starting one that warms the
+// pools of the silence windows given if there is none. r.mu is held and
+// the recogniser is neither closed nor ready.
+func (r *recognizer) loadLocked(pools []int) *loadCall {
 	if r.loading != nil {
 		return r.loading
 	}
@@ -187,18 +212,21 @@ func (r *recognizer) loadLocked() *loadCall {
 	r.loads++
 	// Added under mu while not closed: close's Wait comes after.
 	r.loadWG.Add(1)
-	go r.load(c)
+	go r.load(c, pools)
 	return c
 }
 
-// load warms the default pools, in parallel, and marks the recogniser
-// ready. A failed load leaves it cold; the next use tries again.
-func (r *recognizer) load(c *loadCall) {
+// load warms the pools of the silence windows given, in parallel, and
+// marks the recogniser ready. A failed load leaves it cold; the next use
+// tries again. A batch request warms its own pool alone: each decoder
+// holds the whole model (about 95 MB), and a file transcription has no
+// use for the stream's.
+func (r *recognizer) load(c *loadCall, pools []int) {
 	defer r.loadWG.Done()
 	began := time.Now()
 	var entries []*poolEntry
 	r.mu.Lock()
-	for _, frames := range defaultPools {
+	for _, frames := range pools {
 		e, err := r.entryLocked(frames)
 		if err != nil {
 			c.err = err
@@ -282,7 +310,11 @@ func (r *recognizer) checkout(ctx context.Context, frames int) (*poolEntry, erro
 			r.mu.Unlock()
 			return e, nil
 		}
-		c := r.loadLocked()
+		warm := defaultPools[:]
+		if frames == batchPostSpeechFrames {
+			warm = []int{batchPostSpeechFrames}
+		}
+		c := r.loadLocked(warm)
 		r.mu.Unlock()
 		if err := c.wait(ctx); err != nil {
 			return nil, err

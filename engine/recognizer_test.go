@@ -3,15 +3,23 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/audio"
 )
 
 // fakeTimers is an engine's AfterFunc in tests: its timers fire when the
@@ -252,8 +260,10 @@ func TestRecognizerLazyLoad(t *testing.T) {
 		t.Errorf("first transcription after a cold start %q, want %q", got, want)
 	}
 	timers.waitArmed(t, ctx)
-	if st := stateOf(l); !st.ready || st.loads != 1 || st.decoders != 2 || st.inUse != 0 {
-		t.Errorf("after the first transcription: %+v, want ready, one load, two decoders", st)
+	// A batch request loads the batch decoder alone: each holds the
+	// whole model, and a file has no use for a stream's.
+	if st := stateOf(l); !st.ready || st.loads != 1 || st.decoders != 1 || st.inUse != 0 {
+		t.Errorf("after the first transcription: %+v, want ready, one load, one decoder", st)
 	}
 	if p := timers.pending(); len(p) != 1 || p[0] != DefaultIdleRelease {
 		t.Errorf("timers armed %v, want one of %v", p, DefaultIdleRelease)
@@ -477,4 +487,149 @@ func TestRecognizerReleaseRace(t *testing.T) {
 		t.Errorf("%+v after %d timers fired", st, n)
 	}
 	t.Logf("%d loads, %d releases", st.loads, st.releases)
+}
+
+// heldBody is a request body that stops before its end until released,
+// telling when it is asked for more than it gave.
+type heldBody struct {
+	first, rest []byte
+	asked       chan struct{} // closed when the first part is all read
+	release     chan struct{} // closed to let the rest be read
+	once        sync.Once
+}
+
+func (b *heldBody) Read(p []byte) (int, error) {
+	if len(b.first) > 0 {
+		n := copy(p, b.first)
+		b.first = b.first[n:]
+		return n, nil
+	}
+	b.once.Do(func() { close(b.asked) })
+	<-b.release
+	if len(b.rest) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, b.rest)
+	b.rest = b.rest[n:]
+	return n, nil
+}
+
+// TestBatchRecognisesAsItArrives checks that a batch request's audio goes
+// to the recogniser as it is read, not into memory until the body ends:
+// with part of the body read and the rest still to come, the request's
+// decoder is at work (a 2-hour file held 230 MB of 16 kHz samples in the
+// engine, and the app, whose engine it is, as much). A batch request
+// loads the batch decoder alone.
+func TestBatchRecognisesAsItArrives(t *testing.T) {
+	t.Parallel()
+	timers := newFakeTimers()
+	l := lazyEngine(t, timers, Config{})
+	ctx := testContext(t, 2*time.Minute)
+	wav := wavBytes(t, clipSamples(t, "0880"), 16000, 1)
+	want := batchTranscript(t, "0880").Transcript()
+	cut := len(wav) - 16000 // the last half second waits
+	body := &heldBody{first: wav[:cut], rest: wav[cut:], asked: make(chan struct{}), release: make(chan struct{})}
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1"+api.PathListen, body)
+	req.Header.Set("Authorization", tokenAuth(l))
+	req.Header.Set("Content-Type", "audio/wav")
+	rec := httptest.NewRecorder()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		l.Engine.Handler().ServeHTTP(rec, req)
+	}()
+	select {
+	case <-body.asked:
+	case <-served:
+		t.Fatalf("answered before the body ended: %d %s", rec.Code, rec.Body)
+	case <-ctx.Done():
+		t.Fatal("the engine did not read the body")
+	}
+	if st := stateOf(l); st.inUse != 1 || st.decoders != 1 {
+		t.Errorf("with the body read but its end: %+v, want the request's decoder at work, and it alone", st)
+	}
+	close(body.release)
+	<-served
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	var resp api.ListenResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Transcript(); got != want {
+		t.Errorf("transcript %q, want %q as from the whole file", got, want)
+	}
+	if st := stateOf(l); st.inUse != 0 {
+		t.Errorf("after the request: %+v, want its decoder given back", st)
+	}
+}
+
+// TestBatchBodyDecodedInPieces: what a batch body decodes to is handed on
+// a small piece at a time, so that the engine's memory does not grow with
+// what a piece of the body holds. Ten minutes of FLAC of digital silence,
+// the quiet of a recording the app decoded, is 30 KB: decoded as one
+// piece, 9.6 million samples, 38 MB as the decoder gives them and 19 MB
+// more at 16 kHz. Each decoding runs in a fresh process (this test binary
+// again), whose peak resident memory the kernel keeps: ten minutes must
+// cost no more than a second does, within a margin.
+func TestBatchBodyDecodedInPieces(t *testing.T) {
+	if s := os.Getenv("EARSHOT_DECODE_SECONDS"); s != "" {
+		seconds, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decodeSilence(t, seconds)
+		return
+	}
+	t.Parallel()
+	peak := func(seconds int) int64 {
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestBatchBodyDecodedInPieces$")
+		cmd.Env = append(os.Environ(), "EARSHOT_DECODE_SECONDS="+strconv.Itoa(seconds))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("decoding %d s: %v\n%s", seconds, err, out)
+		}
+		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // kB
+	}
+	second, tenMinutes := peak(1), peak(600)
+	t.Logf("peak RSS decoding 1 s: %d kB; 10 minutes: %d kB", second, tenMinutes)
+	const margin = 64 << 10 // kB: decoding it whole took 190 MB more
+	if tenMinutes-second > margin {
+		t.Errorf("decoding 10 minutes of FLAC took %d kB more at its peak than 1 s, want at most %d", tenMinutes-second, margin)
+	}
+}
+
+// decodeSilence decodes seconds of FLAC of digital silence as a batch
+// request's body, into the recogniser.
+func decodeSilence(t *testing.T, seconds int) {
+	l := startEngine(t, Config{})
+	ctx := testContext(t, 2*time.Minute)
+	var body bytes.Buffer
+	enc, err := audio.NewEncoder(ctx, &body, audio.EncodeSpec{Encoding: "flac", SampleRate: 16000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make([]int16, 16000)
+	for range seconds {
+		if err := enc.Write(second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := l.Engine.planListen(url.Values{}, api.Batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := plan.decode(ctx, &body, time.Hour, l.Engine.channelSinks(plan))
+	if in != nil {
+		defer in.release()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.seconds != float64(seconds) || len(in.channels) != 1 || in.channels[0].pcm != nil {
+		t.Fatalf("decoded %v s into %d channels; want %d s recognised as it came", in.seconds, len(in.channels), seconds)
+	}
 }

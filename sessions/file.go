@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,26 +31,41 @@ type FileHistory interface {
 // Phase is the stage of a file transcription.
 type Phase int
 
-// Phases of a file transcription.
+// Phases of a file transcription, in the order they come.
 const (
-	PhaseUploading    Phase = iota + 1 // bytes are going out
-	PhaseTranscribing                  // all sent; the service is working
+	// PhaseReading is the file being opened and examined: what a view
+	// shows while Start runs.
+	PhaseReading Phase = iota + 1
+	// PhaseUploading is the file's bytes going out, as they are.
+	PhaseUploading
+	// PhaseDecoding is a file being decoded here and sent as it is
+	// decoded (MP4, WebM, ...; see FileAudio).
+	PhaseDecoding
+	// PhaseTranscribing is all sent: waiting for the service's result.
+	PhaseTranscribing
 	PhaseDone
 )
 
-// Progress reports a file transcription's advance. Sent and Total are
-// bytes of the file.
+// Progress reports a file transcription's advance. Sent is the bytes
+// sent so far, and Total the bytes to send: the file's size, or 0 when
+// the file is decoded as it is sent. Decoded and Length, for a file
+// decoded here, are the audio decoded (and sent) so far and the file's
+// length, 0 when it does not say.
 type Progress struct {
-	Phase       Phase
-	Sent, Total int64
+	Phase           Phase
+	Sent, Total     int64
+	Decoded, Length time.Duration
 }
 
-// Fraction is the share of the upload done, 0 to 1.
+// Fraction is the share of the sending done, 0 to 1 (0 when unknown).
 func (p Progress) Fraction() float64 {
-	if p.Total <= 0 {
-		return 0
+	switch {
+	case p.Total > 0:
+		return min(float64(p.Sent)/float64(p.Total), 1)
+	case p.Length > 0:
+		return min(float64(p.Decoded)/float64(p.Length), 1)
 	}
-	return float64(p.Sent) / float64(p.Total)
+	return 0
 }
 
 // FileResult is a finished file transcription.
@@ -103,10 +117,11 @@ type FileTranscription struct {
 // use. Events must be read until it is closed.
 type FileTranscriptionSession struct {
 	*lifecycle
-	f    FileTranscription
-	path string
-	opts api.ListenOptions
-	id   atomic.Int64
+	f     FileTranscription
+	path  string
+	opts  api.ListenOptions
+	id    atomic.Int64
+	about FileAudio // set by Start
 }
 
 // Session returns a session transcribing the file at path with opts;
@@ -124,11 +139,15 @@ func (f *FileTranscription) Session(path string, opts api.ListenOptions) *FileTr
 // returned (0 without history).
 func (s *FileTranscriptionSession) SessionID() int64 { return s.id.Load() }
 
+// Audio describes what the session sends, once Start has returned.
+func (s *FileTranscriptionSession) Audio() FileAudio { return s.about }
+
 // Start checks the options and the file, records the session in history
 // (or, on a full disk, holds its entry until there is room) and starts
-// the upload in the background. A file that cannot be read or options
-// the service would refuse fail Start, and nothing is saved; a history
-// that cannot keep the session does not. ctx bounds the whole session:
+// the upload in the background. A file that cannot be read, is empty or
+// has no audio track, or options the service would refuse, fail Start,
+// and nothing is saved; a history that cannot keep the session does not.
+// ctx bounds the whole session:
 // cancelling it stops the session like Stop.
 func (s *FileTranscriptionSession) Start(ctx context.Context) error { return s.start(ctx, s.prepare) }
 
@@ -139,19 +158,11 @@ func (s *FileTranscriptionSession) prepare(ctx context.Context) (runFunc, error)
 	if err := s.opts.CheckRequest(api.Batch); err != nil {
 		return nil, err
 	}
-	name := filepath.Base(s.path)
-	file, err := os.Open(s.path)
+	up, err := openFileUpload(ctx, s.path)
 	if err != nil {
-		return nil, &FileError{Name: name, Err: err}
+		return nil, err
 	}
-	info, err := file.Stat()
-	if err == nil && info.IsDir() {
-		err = ErrFolder
-	}
-	if err != nil {
-		file.Close()
-		return nil, &FileError{Name: name, Err: err}
-	}
+	s.about = up.about
 	optJSON, _ := json.Marshal(s.opts.Query())
 	rec := openRecord(ctx, fileRecordHistory(s.f.History), store.Session{
 		Kind:    store.KindFile,
@@ -163,26 +174,40 @@ func (s *FileTranscriptionSession) prepare(ctx context.Context) (runFunc, error)
 	}, s.clock, s.f.Logger, lateID(s.emit, s.id.Store))
 	s.id.Store(rec.ID())
 	return func(ctx context.Context) error {
-		defer file.Close()
-		return s.run(ctx, file, info.Size(), rec)
+		defer up.close()
+		return s.run(ctx, up, rec)
 	}, nil
 }
 
-// run uploads the file, then saves the response and finishes the record.
-func (s *FileTranscriptionSession) run(ctx context.Context, file io.Reader, total int64, rec *record) error {
+// run sends the file, then saves the response and finishes the record.
+func (s *FileTranscriptionSession) run(ctx context.Context, up *upload, rec *record) error {
 	ctx, cancel := untilStopped(ctx, s.stopping())
 	defer cancel()
 	report := func(p Progress) { s.emit(&FileProgressEvent{Progress: p}) }
-	report(Progress{Phase: PhaseUploading, Total: total})
-	cr := &countingReader{r: file, total: total, clock: s.clock, report: report}
-	resp, err := s.f.Client.Transcribe(rec.wire(ctx), cr, contentTypeOf(s.path), s.opts)
-	// The transport may still hold the body: no report after this one.
-	cr.stop()
+	// A decoded file keeps the audio it sends; a file sent as it is is
+	// decoded for keeping once its transcript is saved.
+	var keep *keptAudio
+	if s.f.KeepAudio && up.decoding() {
+		keep, _ = newKeptAudio(true, s.f.History, 1, s.f.Logger)
+	}
+	report(up.progress(0, false))
+	body, err := up.start(ctx, keep)
 	if err != nil {
 		rec.finish(endStatus(ctx), 0, err)
 		return err
 	}
-	report(Progress{Phase: PhaseDone, Sent: total, Total: total})
+	cr := &countingReader{r: body, clock: s.clock, progress: up.progress, report: report}
+	resp, err := s.f.Client.Transcribe(rec.wire(ctx), cr, up.contentType, s.opts)
+	// The transport may still hold the body: no report after this one.
+	cr.stop()
+	up.close()
+	if err != nil {
+		rec.finish(endStatus(ctx), 0, err)
+		return err
+	}
+	done := up.progress(cr.count(), true)
+	done.Phase = PhaseDone
+	report(done)
 	saved := rec.save(ctx, "the transcript", func(ctx context.Context, id int64) error {
 		body, err := json.Marshal(resp)
 		if err != nil {
@@ -191,7 +216,11 @@ func (s *FileTranscriptionSession) run(ctx context.Context, file io.Reader, tota
 		return s.f.History.SaveResponse(ctx, id, body, resp.Transcript())
 	})
 	if saved && s.f.KeepAudio {
-		keepFileAudio(ctx, s.path, s.f.History, rec, s.f.Logger)
+		if up.decoding() {
+			keep.save(rec)
+		} else {
+			keepFileAudio(ctx, s.path, s.f.History, rec, s.f.Logger)
+		}
 	}
 	finishSaved(rec, saved, resp.Metadata.Duration)
 	s.emit(&FileDoneEvent{Result: &FileResult{SessionID: rec.ID(), Response: resp, History: rec.keeping()}})
@@ -293,13 +322,14 @@ func contentTypeOf(path string) string {
 	return "application/octet-stream"
 }
 
-// countingReader reports how much of a file has been read, at most every
-// 50 ms and at the end, until stop.
+// countingReader reports how the sending goes, from the bytes read of
+// the body (progress says where that stands), at most every 50 ms and at
+// the end, until stop.
 type countingReader struct {
-	r      io.Reader
-	total  int64
-	clock  Clock
-	report func(Progress)
+	r        io.Reader
+	clock    Clock
+	progress func(sent int64, ended bool) Progress
+	report   func(Progress)
 
 	mu      sync.Mutex // guards sent, last, stopped; held while reporting, so stop waits for a report under way
 	sent    int64
@@ -313,16 +343,20 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	defer c.mu.Unlock()
 	c.sent += int64(n)
 	now := c.clock.Now()
-	if c.stopped || now.Sub(c.last) < 50*time.Millisecond && !errors.Is(err, io.EOF) {
+	ended := errors.Is(err, io.EOF)
+	if c.stopped || now.Sub(c.last) < 50*time.Millisecond && !ended {
 		return n, err
 	}
 	c.last = now
-	phase := PhaseUploading
-	if errors.Is(err, io.EOF) || c.sent >= c.total {
-		phase = PhaseTranscribing
-	}
-	c.report(Progress{Phase: phase, Sent: c.sent, Total: c.total})
+	c.report(c.progress(c.sent, ended))
 	return n, err
+}
+
+// count is the bytes read so far.
+func (c *countingReader) count() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sent
 }
 
 // stop ends the reports; none is under way once it returns.

@@ -235,36 +235,112 @@ func decodeInto(ctx context.Context, path string, k *keptAudio) error {
 
 // KeptAudio is the audio kept with a session, ready to play: 16-bit mono
 // at SampleRate (a meeting's channels mixed), its sample n at second
-// n/SampleRate of the session's transcript.
+// n/SampleRate of the session's transcript. Kept Ogg Opus (what sessions
+// keep) stays compressed and is decoded as it plays, from the point
+// asked for, so that a long recording costs its 11 MB an hour, not the
+// 115 MB of its samples; other kept audio (the WAV of a synthesis) is
+// short and decoded whole.
 type KeptAudio struct {
-	PCM        []int16
 	SampleRate int
+	ogg        *audio.OggOpusIndex // nil: pcm holds the audio
+	pcm        []int16
 }
 
 // Duration is the audio's length.
 func (a *KeptAudio) Duration() time.Duration {
-	if a == nil || a.SampleRate <= 0 {
+	switch {
+	case a == nil || a.SampleRate <= 0:
 		return 0
+	case a.ogg != nil:
+		return a.ogg.Duration()
 	}
-	return audio.FramesDuration(int64(len(a.PCM)), a.SampleRate)
+	return audio.FramesDuration(int64(len(a.pcm)), a.SampleRate)
 }
 
-// SessionAudio reads the audio kept with session id and decodes it for
-// playing. A session without audio is store.ErrNotFound.
+// Samples decodes the whole audio, for short audio and tests; playing
+// decodes as it goes (PlayKept).
+func (a *KeptAudio) Samples(ctx context.Context) ([]int16, error) {
+	var out []int16
+	next := a.from(0)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pcm, err := next()
+		out = append(out, pcm...)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// keptChunk is how much compressed audio is decoded at a time: about
+// 20 s of kept Opus.
+const keptChunk = 64 << 10
+
+// from returns the audio from at on, a piece at a time, io.EOF after the
+// last.
+func (a *KeptAudio) from(at time.Duration) pcmSource {
+	if a.ogg == nil {
+		first := min(int(int64(at)*int64(a.SampleRate)/int64(time.Second)), len(a.pcm))
+		return pcmSlice(a.pcm[first:])
+	}
+	d, rest, err := a.ogg.SpeechFrom(at)
+	if err != nil {
+		return func() ([]int16, error) { return nil, err }
+	}
+	var ended bool
+	return func() ([]int16, error) {
+		if ended {
+			return nil, io.EOF
+		}
+		for len(rest) > 0 {
+			n := min(len(rest), keptChunk)
+			pcm, err := d.Decode(rest[:n])
+			rest = rest[n:]
+			if err != nil {
+				d.Close()
+				ended = true
+				return nil, err
+			}
+			if len(pcm) > 0 {
+				return pcm, nil
+			}
+		}
+		ended = true
+		pcm, err := d.Flush()
+		d.Close()
+		if err == nil {
+			err = io.EOF
+		}
+		return pcm, err
+	}
+}
+
+// SessionAudio reads the audio kept with session id for playing. A
+// session without audio is store.ErrNotFound.
 func (w *Workspace) SessionAudio(ctx context.Context, id int64) (*KeptAudio, error) {
 	a, err := w.cfg.History.Audio(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	pcm, err := decodeKept(ctx, a)
-	if err != nil {
+	kept := &KeptAudio{SampleRate: audio.SpeechRate}
+	if a.ContentType == KeptContentType && a.Encoding == KeptEncoding {
+		if kept.ogg, err = audio.IndexOggOpus(a.Data); err == nil {
+			return kept, nil
+		}
+	}
+	if kept.pcm, err = decodeKept(ctx, a); err != nil {
 		return nil, fmt.Errorf("the session's audio cannot be read: %w", err)
 	}
-	return &KeptAudio{PCM: pcm, SampleRate: audio.SpeechRate}, nil
+	return kept, nil
 }
 
-// decodeKept decodes kept audio (Ogg Opus, or the WAV of a synthesis or
-// an agent conversation) to 16 kHz mono.
+// decodeKept decodes kept audio (the WAV of a synthesis or an agent
+// conversation, or older kept audio) to 16 kHz mono.
 func decodeKept(ctx context.Context, a store.Audio) ([]int16, error) {
 	d, err := audio.NewSpeechDecoder(audio.Format{}) // every kept audio is in a container
 
@@ -293,13 +369,13 @@ func decodeKept(ctx context.Context, a store.Audio) ([]int16, error) {
 	return append(out, pcm...), nil
 }
 
-// PlayAudio plays 16-bit mono pcm at rate on the speaker of the
-// settings, in the background; ctx bounds the playing. It needs no
-// service: kept audio plays offline.
-func (w *Workspace) PlayAudio(ctx context.Context, pcm []int16, rate int) (*Playing, error) {
+// PlayKept plays kept audio from at on the speaker of the settings, in
+// the background, decoding it as it plays; ctx bounds the playing. It
+// needs no service: kept audio plays offline.
+func (w *Workspace) PlayKept(ctx context.Context, a *KeptAudio, at time.Duration) (*Playing, error) {
 	s, err := w.Settings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return playOn(ctx, w.cfg.Speakers, s.OutputDevice, pcm, rate)
+	return playFrom(ctx, w.cfg.Speakers, s.OutputDevice, a.from(at), a.SampleRate, max(a.Duration()-at, 0))
 }

@@ -6,9 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -78,14 +77,6 @@ type rerunDetails struct {
 	RerunOf int64 `json:"rerun_of"`
 }
 
-// rerunAudio is the audio a re-run sends.
-type rerunAudio struct {
-	data        io.Reader
-	size        int64
-	contentType string
-	close       func()
-}
-
 // Rerun runs the audio of history entry id again, as a batch
 // transcription on the service and model opts choose, saves the result as
 // a new file entry whose details name the entry it re-ran ({"rerun_of":
@@ -153,17 +144,25 @@ func (w *Workspace) Rerun(ctx context.Context, id int64, opts RerunOptions, prog
 	if progress != nil {
 		report = progress
 	}
-	report(Progress{Phase: PhaseUploading, Total: src.size})
-	cr := &countingReader{r: src.data, total: src.size, clock: rec.clock, report: report}
+	report(src.progress(0, false))
 	began := time.Now()
-	resp, err := conn.Client.Transcribe(rec.wire(ctx), cr, src.contentType, lo)
-	took := time.Since(began)
-	cr.stop()
+	body, err := src.start(ctx, nil)
 	if err != nil {
 		rec.finish(endStatus(ctx), 0, err)
 		return nil, err
 	}
-	report(Progress{Phase: PhaseDone, Sent: src.size, Total: src.size})
+	cr := &countingReader{r: body, clock: rec.clock, progress: src.progress, report: report}
+	resp, err := conn.Client.Transcribe(rec.wire(ctx), cr, src.contentType, lo)
+	took := time.Since(began)
+	cr.stop()
+	src.close()
+	if err != nil {
+		rec.finish(endStatus(ctx), 0, err)
+		return nil, err
+	}
+	done := src.progress(cr.count(), true)
+	done.Phase = PhaseDone
+	report(done)
 	saved := rec.save(ctx, "the transcript", func(ctx context.Context, id int64) error {
 		body, err := json.Marshal(resp)
 		if err != nil {
@@ -212,41 +211,41 @@ const maxRerunChain = 8
 
 // rerunAudio finds the audio of entry s: kept with it, its file, or the
 // audio of the entry it re-ran.
-func (w *Workspace) rerunAudio(ctx context.Context, s store.Session, depth int) (rerunAudio, error) {
+func (w *Workspace) rerunAudio(ctx context.Context, s store.Session, depth int) (*upload, error) {
 	a, err := w.cfg.History.Audio(ctx, s.ID)
 	if err == nil {
-		return rerunAudio{data: bytes.NewReader(a.Data), size: int64(len(a.Data)), contentType: a.ContentType, close: func() {}}, nil
+		return bytesUpload(s.Title, bytes.NewReader(a.Data), int64(len(a.Data)), a.ContentType), nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {
-		return rerunAudio{}, err
+		return nil, err
 	}
 	if s.Kind != store.KindFile {
-		return rerunAudio{}, ErrNoAudio
+		return nil, ErrNoAudio
 	}
 	var d rerunDetails
 	if s.Details != "" && json.Unmarshal([]byte(s.Details), &d) == nil && d.RerunOf > 0 && depth < maxRerunChain {
 		of, err := w.cfg.History.Session(ctx, d.RerunOf)
 		if errors.Is(err, store.ErrNotFound) {
-			return rerunAudio{}, ErrNoAudio
+			return nil, ErrNoAudio
 		}
 		if err != nil {
-			return rerunAudio{}, err
+			return nil, err
 		}
 		return w.rerunAudio(ctx, of, depth+1)
 	}
 	if s.Source == "" || !filepath.IsAbs(s.Source) {
-		return rerunAudio{}, ErrNoAudio
+		return nil, ErrNoAudio
 	}
-	f, err := os.Open(s.Source)
-	if err != nil {
-		return rerunAudio{}, fmt.Errorf("%w: %w", ErrNoAudio, &FileError{Name: filepath.Base(s.Source), Err: err})
+	up, err := openFileUpload(ctx, s.Source)
+	var fe *FileError
+	switch {
+	case errors.As(err, &fe) && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, ErrFolder)):
+		// The file is gone, or is no longer one: there is no audio.
+		return nil, fmt.Errorf("%w: %w", ErrNoAudio, err)
+	case err != nil:
+		return nil, err
 	}
-	info, err := f.Stat()
-	if err != nil || info.IsDir() {
-		f.Close()
-		return rerunAudio{}, ErrNoAudio
-	}
-	return rerunAudio{data: f, size: info.Size(), contentType: contentTypeOf(s.Source), close: func() { f.Close() }}, nil
+	return up, nil
 }
 
 // rerunOriginal reads what entry s heard, and how long it took.
@@ -349,7 +348,8 @@ func (w *Workspace) CanRerun(ctx context.Context, id int64) (bool, error) {
 		return false, err
 	}
 	src, err := w.rerunAudio(ctx, s, 0)
-	if errors.Is(err, ErrNoAudio) {
+	var fe *FileError
+	if errors.Is(err, ErrNoAudio) || errors.As(err, &fe) {
 		return false, nil
 	}
 	if err != nil {

@@ -124,20 +124,42 @@ func (v *Voices) Play(ctx context.Context, pcm []int16, rate int) (*Playing, err
 // playOn plays 16-bit mono pcm at rate on the speaker device of
 // speakers, in the background; ctx bounds the playing.
 func playOn(ctx context.Context, speakers Speakers, device string, pcm []int16, rate int) (*Playing, error) {
+	return playFrom(ctx, speakers, device, pcmSlice(pcm), rate, audio.FramesDuration(int64(len(pcm)), rate))
+}
+
+// pcmSource gives audio to play a piece at a time, io.EOF after the last
+// (with or without samples).
+type pcmSource func() ([]int16, error)
+
+// pcmSlice gives pcm in one piece.
+func pcmSlice(pcm []int16) pcmSource {
+	done := false
+	return func() ([]int16, error) {
+		if done {
+			return nil, io.EOF
+		}
+		done = true
+		return pcm, io.EOF
+	}
+}
+
+// playFrom plays what src gives, total long, at rate on device, in the
+// background.
+func playFrom(ctx context.Context, speakers Speakers, device string, src pcmSource, rate int, total time.Duration) (*Playing, error) {
 	if speakers == nil {
 		return nil, errors.New("this build cannot play audio")
 	}
-	if len(pcm) == 0 || rate <= 0 {
+	if total <= 0 || rate <= 0 {
 		return nil, errors.New("there is no audio to play")
 	}
-	pl := &Playing{lifecycle: newLifecycle("play", nil), total: audio.FramesDuration(int64(len(pcm)), rate)}
+	pl := &Playing{lifecycle: newLifecycle("play", nil), total: total}
 	err := pl.start(ctx, func(ctx context.Context) (runFunc, error) {
 		p, err := speakers.Open(ctx, device, rate)
 		if err != nil {
 			return nil, &SpeakerError{Err: err}
 		}
 		pl.player = p
-		return func(ctx context.Context) error { return pl.play(ctx, pcm) }, nil
+		return func(ctx context.Context) error { return pl.play(ctx, src) }, nil
 	})
 	if err != nil {
 		return nil, err
@@ -145,9 +167,9 @@ func playOn(ctx context.Context, speakers Speakers, device string, pcm []int16, 
 	return pl, nil
 }
 
-// play writes pcm to the speaker and waits until it has been played, or
-// Stop silences it.
-func (pl *Playing) play(ctx context.Context, pcm []int16) error {
+// play writes what src gives to the speaker, as the speaker takes it,
+// and waits until it has been played, or Stop silences it.
+func (pl *Playing) play(ctx context.Context, src pcmSource) error {
 	p := pl.player
 	defer p.Close()
 	var watch sync.WaitGroup
@@ -162,8 +184,19 @@ func (pl *Playing) play(ctx context.Context, pcm []int16) error {
 		case <-ctx.Done():
 		}
 	})
-	if err := p.Write(ctx, pcm); err != nil {
-		return pl.ignoreStopped(err)
+	for {
+		pcm, err := src()
+		if len(pcm) > 0 {
+			if werr := p.Write(ctx, pcm); werr != nil {
+				return pl.ignoreStopped(werr)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return pl.ignoreStopped(err)
+		}
 	}
 	return pl.ignoreStopped(p.Drain(ctx))
 }

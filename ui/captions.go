@@ -146,7 +146,10 @@ func (c *captionsTab) buildUI() fyne.CanvasObject {
 	c.fileBusy.Hide()
 	c.cancelFile = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), c.onCancelFile)
 	bars := container.New(widthLayout{width: 220}, container.NewStack(c.fileBar, c.fileBusy))
-	c.fileRow = container.NewHBox(c.fileLabel, bars, c.cancelFile)
+	// The label gets a width of its own: in a box its least width would
+	// be the ellipsis alone, all it ever showed.
+	label := container.New(widthLayout{width: fileLabelWidth}, c.fileLabel)
+	c.fileRow = container.NewHBox(label, bars, c.cancelFile)
 	c.fileRow.Hide()
 
 	toolbar := container.NewBorder(nil, nil,

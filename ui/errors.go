@@ -166,12 +166,16 @@ func knownWords(err error) (string, bool) {
 		return "Earshot is not allowed to open this file.", true
 	}
 	switch {
+	case errors.Is(err, sessions.ErrEmptyFile):
+		return "The file is empty (0 bytes): there is no audio in it to transcribe.", true
+	case errors.Is(err, audio.ErrNoAudioTrack):
+		return "The file has no audio track: there is no sound in it to transcribe.", true
 	case errors.Is(err, audio.ErrUndecodable):
 		why := err.Error()
 		if _, after, ok := strings.Cut(why, audio.ErrUndecodable.Error()+": "); ok {
 			why = after
 		}
-		return "This is not audio Earshot can read (" + strings.TrimSuffix(strings.TrimSpace(why), ".") + "). Open a WAV, MP3, FLAC, Ogg, AAC or M4A recording.", true
+		return "This is not audio Earshot can read (" + strings.TrimSuffix(strings.TrimSpace(why), ".") + "). Open a WAV, MP3, FLAC, Ogg, AAC, M4A, MP4, MOV, WebM or MKV recording.", true
 	case errors.Is(err, sessions.ErrFolder):
 		return "This is a folder, not a file. Open a file inside it.", true
 	case errors.Is(err, audio.ErrTooLarge):

@@ -117,9 +117,14 @@ func TestPlainError(t *testing.T) {
 		{"other, punctuated", errors.New("stream closed!"), "Something went wrong: Stream closed!"},
 		{"empty message", errors.New(""), "Something went wrong: No details were given."},
 		{"undecodable file, its name kept", &sessions.FileError{Name: "corrupt.wav", Err: fmt.Errorf("audio: decode: %w", audioUndecodable(t))},
-			"“corrupt.wav”: this is not audio Earshot can read (WAV data chunk comes before the fmt chunk). Open a WAV, MP3, FLAC, Ogg, AAC or M4A recording."},
+			"“corrupt.wav”: this is not audio Earshot can read (WAV data chunk comes before the fmt chunk). Open a WAV, MP3, FLAC, Ogg, AAC, M4A, MP4, MOV, WebM or MKV recording."},
 		{"missing file, its name kept", &sessions.FileError{Name: "Talk.flac", Err: fs.ErrNotExist},
 			"“Talk.flac”: the file could not be found. Was it moved or deleted?"},
+		// It is the file that is empty, not the options that are wrong.
+		{"empty file", &sessions.FileError{Name: "empty.wav", Err: sessions.ErrEmptyFile},
+			"“empty.wav”: the file is empty (0 bytes): there is no audio in it to transcribe."},
+		{"video without sound", &sessions.FileError{Name: "screen.mp4", Err: fmt.Errorf("probe: %w", audio.ErrNoAudioTrack)},
+			"“screen.mp4”: the file has no audio track: there is no sound in it to transcribe."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

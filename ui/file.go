@@ -21,8 +21,13 @@ import (
 )
 
 // audioExtensions are the files the Open dialog offers: the containers the
-// service detects by their first bytes.
-var audioExtensions = []string{".wav", ".mp3", ".flac", ".ogg", ".oga", ".opus", ".m4a", ".mp4", ".webm", ".aac"}
+// service detects by their first bytes,
+// and, decoded here, the recordings of video and meetings.
+var audioExtensions = []string{".wav", ".mp3", ".flac", ".ogg", ".oga", ".opus", ".aac", ".m4a", ".mp4", ".mov", ".webm", ".mkv", ".mka", ".3gp"}
+
+// fileLabelWidth is the width of the label beside the file progress bar:
+// room for its longest words, "Decoding and sending 1:00:00 of 2:00:00".
+const fileLabelWidth = 300
 
 // workspaceDiarizeModel is the diarization model the workspace asks for
 // when the settings turn speaker labels on; the service resolves it to a
@@ -78,7 +83,7 @@ func (c *captionsTab) transcribeFile(path string) {
 	ctx, cancel := context.WithCancel(c.app.ctx)
 	job := &fileJob{cancellable: cancellable{cancel: cancel}, name: filepath.Base(path)}
 	c.file = job
-	c.showProgress(job, sessions.Progress{Phase: sessions.PhaseUploading})
+	c.showProgress(job, sessions.Progress{Phase: sessions.PhaseReading})
 	c.fileRow.Show()
 	c.setStatus("Transcribing "+job.name+"…", widget.MediumImportance)
 	c.updateControls()
@@ -92,7 +97,15 @@ func (c *captionsTab) transcribeFile(path string) {
 		if err != nil {
 			end.err = err
 		} else {
+			if note := s.Audio().TrackNote(); note != "" {
+				c.app.onUI(func() {
+					if c.file == job {
+						c.setStatus("Transcribing "+job.name+": "+note+"…", widget.MediumImportance)
+					}
+				})
+			}
 			end = followFile(s, relay.report)
+			end.track = s.Audio().TrackNote()
 		}
 		c.app.onUI(func() { c.fileDone(job, settings, end) })
 	})
@@ -110,6 +123,7 @@ type fileEnd struct {
 	res     *sessions.FileResult
 	unsaved *sessions.SaveFailedEvent
 	err     error
+	track   string // which audio track of several was transcribed, or ""
 }
 
 // followFile reads the events of a file transcription until they close,
@@ -141,30 +155,48 @@ func (c *captionsTab) onCancelFile() {
 	}
 }
 
-// showProgress shows how far the file transcription job is.
+// showProgress shows how far the file transcription job is: reading the
+// file, sending it (x of y), decoding and sending it, or waiting for the
+// result.
 func (c *captionsTab) showProgress(job *fileJob, p sessions.Progress) {
 	if c.file != job || job.cancelled {
 		return
 	}
-	switch p.Phase {
-	case sessions.PhaseUploading:
+	busy := p.Phase == sessions.PhaseReading || p.Phase == sessions.PhaseTranscribing ||
+		p.Phase == sessions.PhaseDecoding && p.Length <= 0
+	if busy {
+		c.fileBar.Hide()
+		c.fileBusy.Show()
+		c.fileBusy.Start()
+	} else {
 		c.fileBusy.Stop()
 		c.fileBusy.Hide()
 		c.fileBar.Show()
 		c.fileBar.SetValue(p.Fraction())
-		text := "Uploading " + job.name
-		if p.Total > 0 {
-			text += fmt.Sprintf(" (%s of %s)", megabytes(p.Sent), megabytes(p.Total))
-		}
-		c.fileLabel.SetText(text)
-	case sessions.PhaseTranscribing:
-		c.fileBar.Hide()
-		c.fileBusy.Show()
-		c.fileBusy.Start()
-		c.fileLabel.SetText("Transcribing " + job.name + "…")
-	case sessions.PhaseDone:
-		c.fileBar.SetValue(1)
 	}
+	c.fileLabel.SetText(progressWords(p))
+}
+
+// progressWords says what a file transcription is doing; the status
+// line beside names the file.
+func progressWords(p sessions.Progress) string {
+	switch p.Phase {
+	case sessions.PhaseReading:
+		return "Reading the file…"
+	case sessions.PhaseUploading:
+		if p.Total > 0 {
+			return fmt.Sprintf("Sending %s of %s", megabytes(p.Sent), megabytes(p.Total))
+		}
+		return "Sending…"
+	case sessions.PhaseDecoding:
+		if p.Length > 0 {
+			return fmt.Sprintf("Decoding and sending %s of %s", clock(p.Decoded.Seconds()), clock(p.Length.Seconds()))
+		}
+		return fmt.Sprintf("Decoding and sending: %s", clock(p.Decoded.Seconds()))
+	case sessions.PhaseDone:
+		return "Done."
+	}
+	return "Waiting for the result…"
 }
 
 // fileDone shows the end of a file transcription.
@@ -194,6 +226,9 @@ func (c *captionsTab) fileDone(job *fileJob, settings store.Settings, end fileEn
 	c.showTranscript(res.SessionID, job.name, caps, info, entities, store.StatusDone)
 	c.app.fileIntel.show(job.name, res.Response)
 	done := fmt.Sprintf("Transcribed %s: %s.", job.name, plural(len(caps), "caption"))
+	if end.track != "" {
+		done = fmt.Sprintf("Transcribed %s: %s, from %s.", job.name, plural(len(caps), "caption"), end.track)
+	}
 	if u := end.unsaved; u != nil {
 		c.shown.unsaved = &sessions.Transcript{Title: job.name, Captions: caps, Response: res.Response, Created: c.app.now()}
 		c.updateControls()

@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -45,7 +48,7 @@ func TestFileTranscription(t *testing.T) {
 			return
 		}
 		barShown = barShown || c.fileBar.Visible()
-		transcribing = transcribing || c.fileBusy.Visible() && strings.HasPrefix(c.fileLabel.Text, "Transcribing conversation.wav")
+		transcribing = transcribing || c.fileBusy.Visible() && c.fileLabel.Text == "Waiting for the result…"
 		if n := len(fractions); n == 0 || fractions[n-1] != c.fileBar.Value {
 			fractions = append(fractions, c.fileBar.Value)
 		}
@@ -257,5 +260,55 @@ func TestFileNotSaved(t *testing.T) {
 		if c.shown.id != 7 || c.status.Importance != widget.WarningImportance {
 			t.Errorf("shown session %d, importance %v", c.shown.id, c.status.Importance)
 		}
+	})
+}
+
+// TestFileProgressLabel checks that the label beside the file progress
+// bar says what is happening, in words that fit, and not an ellipsis: it
+// read "…" whatever the phase, its least width in the row being the
+// ellipsis's.
+func TestFileProgressLabel(t *testing.T) {
+	h := newHarness(t, nil, Options{})
+	c := h.captions
+	job := &fileJob{cancellable: cancellable{cancel: func() {}}, name: "meeting.mp4"}
+	steps := []struct {
+		p    sessions.Progress
+		want string
+		bar  bool
+	}{
+		{sessions.Progress{Phase: sessions.PhaseReading}, "Reading the file…", false},
+		{sessions.Progress{Phase: sessions.PhaseDecoding, Decoded: 71 * time.Minute, Length: 2*time.Hour + 8*time.Minute}, "Decoding and sending 1:11:00 of 2:08:00", true},
+		{sessions.Progress{Phase: sessions.PhaseDecoding, Decoded: 3 * time.Minute}, "Decoding and sending: 3:00", false},
+		{sessions.Progress{Phase: sessions.PhaseUploading, Sent: 1_200_000, Total: 345_600_000}, "Sending 1.2 MB of 345.6 MB", true},
+		{sessions.Progress{Phase: sessions.PhaseTranscribing, Sent: 3_400_000, Total: 3_400_000}, "Waiting for the result…", false},
+	}
+	for _, st := range steps {
+		h.ui(func() {
+			c.file = job
+			c.fileRow.Show()
+			c.showProgress(job, st.p)
+			h.window.Content().Refresh()
+		})
+		h.ui(func() {
+			if got := c.fileLabel.Text; got != st.want {
+				t.Errorf("label %q, want %q", got, st.want)
+			}
+			if c.fileBar.Visible() != st.bar || c.fileBusy.Visible() == st.bar {
+				t.Errorf("%q: bar shown %v, busy shown %v; want the bar %v", st.want, c.fileBar.Visible(), c.fileBusy.Visible(), st.bar)
+			}
+			var shown []string
+			walk(c.fileLabel, func(o fyne.CanvasObject) {
+				if tx, ok := o.(*canvas.Text); ok && tx.Visible() {
+					shown = append(shown, tx.Text)
+				}
+			})
+			if got := strings.Join(shown, ""); got != st.want {
+				t.Errorf("the label shows %q, want %q (its width %v)", got, st.want, c.fileLabel.Size().Width)
+			}
+		})
+	}
+	h.ui(func() {
+		c.file = nil
+		c.fileRow.Hide()
 	})
 }

@@ -140,7 +140,7 @@ func (p *transcriptPlayer) load(id int64, then ...func()) {
 				}
 				return
 			}
-			if len(kept.PCM) == 0 {
+			if kept.Duration() <= 0 {
 				return
 			}
 			p.kept = kept
@@ -266,14 +266,12 @@ func (p *transcriptPlayer) seek(at time.Duration, play bool) {
 	p.setPlayButton(true)
 	p.starting = true
 	kept := p.kept
-	first := min(int(at.Seconds()*float64(kept.SampleRate)), len(kept.PCM))
-	pcm := kept.PCM[first:]
-	if len(pcm) == 0 {
+	if at >= kept.Duration() {
 		p.setPlayButton(false)
 		return
 	}
 	p.app.goAsync(func(ctx context.Context) {
-		pl, err := p.app.ws.PlayAudio(ctx, pcm, kept.SampleRate)
+		pl, err := p.app.ws.PlayKept(ctx, kept, at)
 		p.app.onUI(func() {
 			if gen != p.gen {
 				if pl != nil {

@@ -48,6 +48,9 @@ exec 3>&-
 exec env -i PATH="$4" HOME="$1" XDG_RUNTIME_DIR="$2" LANG=C.UTF-8 \
 	DISPLAY="$DISPLAY" XAUTHORITY="${XAUTHORITY:-}" DBUS_SESSION_BUS_ADDRESS="${DBUS_SESSION_BUS_ADDRESS:-}" "$3"`
 
+// appTools are the programs that run the app in a virtual display.
+var appTools = []string{"xvfb-run", "Xvfb", "xauth", "dbus-run-session", "xdotool"}
+
 // appTarget is a program measured: its binary and its window's title.
 type appTarget struct {
 	name, title, bin string
@@ -66,11 +69,8 @@ type appSample struct {
 func appTable(ctx context.Context, reps int) error {
 	fmt.Println("### App start-up and idle cost under Xvfb")
 	fmt.Println()
-	for _, tool := range []string{"xvfb-run", "Xvfb", "xauth", "dbus-run-session", "xdotool"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			fmt.Printf("Skipped: %s was not found (scripts/setup installs it).\n\n", tool)
-			return nil
-		}
+	if missingTool(appTools...) {
+		return nil
 	}
 	tmp, err := os.MkdirTemp("", "benchtables-app-")
 	if err != nil {
@@ -147,12 +147,9 @@ func appTable(ctx context.Context, reps int) error {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// buildAppTargets builds Earshot (the repository's main package, which the
-// bench module replaces its dependency with) and the bare window. When
-// EARSHOT_BIN names a binary, as for scripts/screenshots, that binary is
-// measured instead of a fresh build of Earshot.
+// buildAppTargets builds Earshot (see buildEarshot) and the bare window.
 func buildAppTargets(ctx context.Context, dir string) ([]appTarget, error) {
-	root, err := goListDir(ctx, "github.com/earshot-app/earshot")
+	bin, err := buildEarshot(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -161,37 +158,57 @@ func buildAppTargets(ctx context.Context, dir string) ([]appTarget, error) {
 		return nil, err
 	}
 	targets := []appTarget{
-		{name: "Earshot", title: "Earshot", bin: filepath.Join(dir, "earshot")},
+		{name: "Earshot", title: "Earshot", bin: bin},
 		{name: "bare window", title: "Bare", bin: filepath.Join(dir, "barewindow")},
 	}
+	if err := buildWithTags(ctx, benchRoot, "./cmd/barewindow", targets[1]); err != nil {
+		return nil, err
+	}
+	return targets, nil
+}
+
+// buildEarshot builds Earshot (the repository's main package, which the
+// bench module replaces its dependency with) into dir, and returns the
+// binary. When EARSHOT_BIN names a binary, as for scripts/screenshots,
+// that binary is measured instead of a fresh build.
+func buildEarshot(ctx context.Context, dir string) (string, error) {
 	if bin := os.Getenv("EARSHOT_BIN"); bin != "" {
 		abs, err := filepath.Abs(bin)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		if err := syscall.Access(abs, 1); err != nil { // X_OK
-			return nil, fmt.Errorf("EARSHOT_BIN: %s is not an executable: %w", bin, err)
+			return "", fmt.Errorf("EARSHOT_BIN: %s is not an executable: %w", bin, err)
 		}
-		targets[0].bin = abs
+		return abs, nil
+	}
+	root, err := goListDir(ctx, "github.com/earshot-app/earshot")
+	if err != nil {
+		return "", err
+	}
+	t := appTarget{name: "Earshot", bin: filepath.Join(dir, "earshot")}
+	return t.bin, buildWithTags(ctx, root, ".", t)
+}
+
+// buildWithTags builds pkg of the module in dir as t's binary, with
+// Earshot's build tags: the bare window is the same toolkit, built the
+// same way.
+func buildWithTags(ctx context.Context, dir, pkg string, t appTarget) error {
+	root, err := goListDir(ctx, "github.com/earshot-app/earshot")
+	if err != nil {
+		return err
 	}
 	tags, err := buildTags(root)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for i, src := range []struct{ dir, pkg string }{{root, "."}, {benchRoot, "./cmd/barewindow"}} {
-		if i == 0 && os.Getenv("EARSHOT_BIN") != "" {
-			continue
-		}
-		fmt.Fprintf(os.Stderr, "app: building %s\n", targets[i].name)
-		// Both with Earshot's build tags: the bare window is the same
-		// toolkit, built the same way.
-		cmd := exec.CommandContext(ctx, "go", "build", "-tags", tags, "-o", targets[i].bin, src.pkg)
-		cmd.Dir = src.dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build %s in %s: %w\n%s", src.pkg, src.dir, err, out)
-		}
+	fmt.Fprintf(os.Stderr, "app: building %s\n", t.name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", tags, "-o", t.bin, pkg)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w\n%s", pkg, dir, err, out)
 	}
-	return targets, nil
+	return nil
 }
 
 // buildTags reads the build tags every Earshot build uses
@@ -362,6 +379,50 @@ func (a *appRun) stop() {
 	<-a.exited
 }
 
+// sleep waits d, failing when the app ends or ctx does.
+func (a *appRun) sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-time.After(d):
+		return nil
+	case <-a.exited:
+		return errors.New("the app exited")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// window waits for the app's window named title to be viewable on
+// display, looking every appPoll, and returns its id.
+func (a *appRun) window(ctx context.Context, display, xauth, title string) (string, error) {
+	deadline := time.Now().Add(appMapTimeout)
+	for {
+		cmd := exec.CommandContext(ctx, "xdotool", "search", "--onlyvisible", "--name", "^"+title+"$")
+		cmd.Env = []string{"PATH=" + appPath, "DISPLAY=" + display, "XAUTHORITY=" + xauth}
+		out, _ := cmd.Output() // exit status 1: no window yet
+		if ids := strings.Fields(string(out)); len(ids) > 0 {
+			return ids[0], nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("no window named %q appeared within %v", title, appMapTimeout)
+		}
+		if err := a.sleep(ctx, appPoll); err != nil {
+			return "", fmt.Errorf("before its window appeared: %w", err)
+		}
+	}
+}
+
+// missingTool reports, having said so, whether a tool a measurement
+// needs is not installed.
+func missingTool(tools ...string) bool {
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			fmt.Printf("Skipped: %s was not found (scripts/setup installs it).\n\n", tool)
+			return true
+		}
+	}
+	return false
+}
+
 // tail is the end of the run's output, for an error message.
 func (a *appRun) tail() string {
 	b, _ := os.ReadFile(a.log)
@@ -390,34 +451,12 @@ func measureApp(ctx context.Context, tmp string, t appTarget, ticks float64) (ap
 	defer run.stop()
 	fail := func(err error) (appSample, error) { return appSample{}, fmt.Errorf("%w%s", err, run.tail()) }
 
-	// wait sleeps d, failing when the app ends or ctx does.
-	wait := func(d time.Duration) error {
-		select {
-		case <-time.After(d):
-			return nil
-		case <-run.exited:
-			return errors.New("the app exited")
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	wait := func(d time.Duration) error { return run.sleep(ctx, d) }
 	var s appSample
-	deadline := time.Now().Add(appMapTimeout)
-	for {
-		cmd := exec.CommandContext(ctx, "xdotool", "search", "--onlyvisible", "--name", "^"+t.title+"$")
-		cmd.Env = []string{"PATH=" + appPath, "DISPLAY=" + display, "XAUTHORITY=" + xauth}
-		out, _ := cmd.Output() // exit status 1: no window yet
-		if len(bytes.TrimSpace(out)) > 0 {
-			s.mapped = time.Since(began)
-			break
-		}
-		if time.Now().After(deadline) {
-			return fail(fmt.Errorf("no window named %q appeared within %v", t.title, appMapTimeout))
-		}
-		if err := wait(appPoll); err != nil {
-			return fail(fmt.Errorf("before its window appeared: %w", err))
-		}
+	if _, err := run.window(ctx, display, xauth, t.title); err != nil {
+		return fail(err)
 	}
+	s.mapped = time.Since(began)
 	// The pid is the app's own, not a wrapper's.
 	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err != nil || strings.TrimSpace(string(comm)) != filepath.Base(t.bin) {
 		return fail(fmt.Errorf("pid %d is %q, not %s (%v)", pid, bytes.TrimSpace(comm), filepath.Base(t.bin), err))
@@ -448,20 +487,24 @@ func measureApp(ctx context.Context, tmp string, t appTarget, ticks float64) (ap
 }
 
 // procRSS reads a process's resident memory in kB.
-func procRSS(pid int) (int64, error) {
+func procRSS(pid int) (int64, error) { return procStatusKB(pid, "VmRSS") }
+
+// procStatusKB reads a figure in kB of a process's status, such as VmRSS
+// or VmHWM (its peak resident memory).
+func procStatusKB(pid int, field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			f := strings.Fields(rest)
 			if len(f) == 2 && f[1] == "kB" {
 				return strconv.ParseInt(f[0], 10, 64)
 			}
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
 // procCPU reads a process's user plus system time, all threads, in clock

@@ -2,7 +2,7 @@
 // built on, side by side in one run, and prints the results as Markdown
 // tables for docs/benchmarks.md. `make bench` runs it.
 //
-//	go run ./cmd/benchtables [-only wer,stream,turns,app,intel,speak,agent] [-reps 5]
+//	go run ./cmd/benchtables [-only wer,stream,turns,app,longfile,intel,speak,agent] [-reps 5] [-long-minutes 10]
 package main
 
 import (
@@ -23,7 +23,8 @@ import (
 const librivox = "/usr/share/pocketsphinx/test/data/librivox"
 
 func main() {
-	only := flag.String("only", "wer,stream,turns,app,intel,speak,agent", "comma-separated measurements to run: wer, stream, turns, app, intel, speak, agent")
+	only := flag.String("only", "wer,stream,turns,app,longfile,intel,speak,agent", "comma-separated measurements to run: wer, stream, turns, app, longfile, intel, speak, agent")
+	longMinutes := flag.Int("long-minutes", 10, "the length of the long recording the app transcribes (longfile), in minutes; 120 for the figure of docs/benchmarks.md")
 	reps := flag.Int("reps", 5, "repetitions of each timed run")
 	runs := flag.Int("stream-runs", 3, "real-time streaming runs")
 	probeKind := flag.String("probe-recognizer", "", "internal: measure the recogniser's lazy load in this process (warm or request) and print it as JSON")
@@ -37,13 +38,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(ctx, strings.Split(*only, ","), *reps, *runs); err != nil {
+	if err := run(ctx, strings.Split(*only, ","), *reps, *runs, time.Duration(*longMinutes)*time.Minute); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtables:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, only []string, reps, runs int) error {
+func run(ctx context.Context, only []string, reps, runs int, long time.Duration) error {
 	// The engine keeps its recogniser loaded for the whole run, and loads
 	// it up front when a table times recognition, so that no figure but
 	// the lazy-load table's includes the load.
@@ -81,6 +82,10 @@ func run(ctx context.Context, only []string, reps, runs int) error {
 			}
 			if err := lazyLoadTable(ctx, reps); err != nil {
 				return fmt.Errorf("app, lazy load: %w", err)
+			}
+		case "longfile":
+			if err := longFileTable(ctx, long); err != nil {
+				return fmt.Errorf("longfile: %w", err)
 			}
 		case "intel":
 			if err := intelTable(ctx); err != nil {
