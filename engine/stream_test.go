@@ -1032,6 +1032,25 @@ func TestEngineCloseEndsStreams(t *testing.T) {
 	if err := s.Send(ctx, pcm); err != nil {
 		t.Fatal(err)
 	}
+	// The clients keep their streams open with KeepAlive while they wait,
+	// as clients do: on a loaded machine the first results (the model
+	// loads with the first stream) came after the engine's 10 s idle
+	// window, and the streams were rightly closed as idle.
+	stopKeep, keepDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(keepDone)
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopKeep:
+				return
+			case <-tick.C:
+				_ = conn.Write(ctx, websocket.MessageText, []byte(`{"type":"KeepAlive"}`))
+				_ = s.KeepAlive(ctx)
+			}
+		}
+	}()
 	// Both streams are busy: wait for a result on each.
 	if _, data, err := conn.Read(ctx); err != nil || !strings.Contains(string(data), "Results") {
 		t.Fatalf("first message %s, %v", data, err)
@@ -1039,6 +1058,8 @@ func TestEngineCloseEndsStreams(t *testing.T) {
 	if _, err := s.Next(ctx); err != nil {
 		t.Fatal(err)
 	}
+	close(stopKeep)
+	<-keepDone
 
 	// Both clients read on, as clients do, and so answer the close frame.
 	rawDone := make(chan error, 1)
