@@ -400,9 +400,7 @@ func (r *captionsRun) run(ctx context.Context) error {
 			}
 			return r.finishDone()
 		case err := <-ping.C():
-			ping.done()
-			if err != nil {
-				c.log.Info("captions: the service did not answer at Stop", "err", err)
+			if !ping.answered(err, c.log, "captions") {
 				return r.finishDone()
 			}
 			progress() // there, and busy with the audio it has

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 )
 
@@ -38,10 +39,17 @@ func (p *closePing) start(ctx context.Context, wg *sync.WaitGroup, ping func(con
 // C is where the ping's answer arrives: nil for a pong.
 func (p *closePing) C() <-chan error { return p.answer }
 
-// done ends the ping whose answer arrived.
-func (p *closePing) done() {
+// answered ends the ping whose answer err arrived, and reports whether
+// the service is there to be waited for; what did not answer is logged
+// under the session's name.
+func (p *closePing) answered(err error, log *slog.Logger, session string) bool {
 	if p.cancel != nil {
 		p.cancel()
 		p.cancel = nil
 	}
+	if err != nil {
+		log.Info(session+": the service did not answer at Stop", "err", err)
+		return false
+	}
+	return true
 }

@@ -538,9 +538,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 			}
 			return r.finishDone()
 		case err := <-ping.C():
-			ping.done()
-			if err != nil {
-				c.log.Info("conversation: the service did not answer at Stop", "err", err)
+			if !ping.answered(err, c.log, "conversation") {
 				return r.finishDone()
 			}
 			closeWait.Reset(closeTimeout) // there, and busy with the audio it has
