@@ -210,7 +210,10 @@ func startXvfb(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	// -noreset: the probe below is the server's first client, and an X
+	// server resets when its last client leaves; the next client must
+	// not arrive in the middle of that.
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
 	x.ExtraFiles = []*os.File{w}
 	var out testkit.Buffer
 	x.Stdout, x.Stderr = &out, &out
