@@ -42,8 +42,12 @@ func newEngine(c cli.ServeConfig) (cli.Server, error) {
 // version`.
 func engineComponents() []string { return engine.Components() }
 
+// newLocalEngine is the engine of the app and the commands, in their own
+// process: a file transcription's decoder is let go when it is done, so
+// that the app does not carry the model while it saves and shows the
+// transcript (engine.RecognizerConfig.ReleaseBatch).
 func newLocalEngine(log *slog.Logger) *localEngine {
-	return &localEngine{cfg: engine.Config{Logger: log}}
+	return &localEngine{cfg: engine.Config{Logger: log, Recognizer: engine.RecognizerConfig{ReleaseBatch: true}}}
 }
 
 // wire makes e the workspace's local engine.

@@ -27,16 +27,26 @@ type ReplayConfig struct {
 	Clock Clock
 }
 
-// Replay is a Source over PCM held in memory, such as a decoded recording:
-// for tests, screenshots and live-caption demonstrations without a
-// microphone. Format and Close are safe for concurrent use; Read must be
-// called from one goroutine at a time.
+// Replay is a Source over PCM held in memory, such as a decoded recording,
+// or read as it is delivered from a decoder (NewReplayReader): for a
+// conversation from a file, tests, screenshots and live-caption
+// demonstrations without a microphone. Format and Close are safe for
+// concurrent use; Read must be called from one goroutine at a time.
 type Replay struct {
 	format  Format
-	samples []int16 // not modified
+	samples []int16 // not modified; unused when src is set
 	cfg     ReplayConfig
 	clock   Clock
 	frame   []int16 // returned by Read, reused
+
+	// src gives the samples when they are not held: read a frame ahead
+	// of what is delivered, into pending. srcMu is held while src is
+	// read or closed, so that Close does not close it under a Read.
+	srcMu     sync.Mutex
+	src       SampleReader
+	srcErr    error // how src ended: io.EOF, or its failure
+	srcClosed bool
+	pending   []int16
 
 	pos       int   // next sample of samples to deliver
 	delivered int64 // sample frames delivered so far
@@ -80,6 +90,48 @@ func NewReplay(f Format, samples []int16, cfg ReplayConfig) (*Replay, error) {
 		frame:   make([]int16, frames*f.Channels),
 		done:    make(chan struct{}),
 	}, nil
+}
+
+// SampleReader gives interleaved 16-bit samples a piece at a time, as a
+// decoder does: Read fills pcm with the next ones and returns how many,
+// io.EOF after the last. A FileDecoder is one.
+type SampleReader interface {
+	Read(pcm []int16) (int, error)
+}
+
+// NewReplayReader returns a Replay of the samples src gives, interleaved
+// PCM in format f (which must be linear16), read as they are delivered:
+// memory holds a frame of them whatever the recording's length. It
+// cannot loop. Close closes src when it is an io.Closer; a failure of
+// src is returned by Read once the samples before it are delivered.
+func NewReplayReader(f Format, src SampleReader, cfg ReplayConfig) (*Replay, error) {
+	if cfg.Loop {
+		return nil, fmt.Errorf("audio: replay: a recording read as it plays cannot loop")
+	}
+	r, err := NewReplay(f, nil, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.src = src
+	r.pending = make([]int16, 0, 2*len(r.frame))
+	return r, nil
+}
+
+// fill reads src until a frame of n samples is pending or src has ended.
+func (r *Replay) fill(n int) {
+	r.srcMu.Lock()
+	defer r.srcMu.Unlock()
+	for len(r.pending) < n && r.srcErr == nil {
+		if r.srcClosed {
+			r.srcErr = ErrSourceClosed
+			return
+		}
+		m, err := r.src.Read(r.pending[len(r.pending):cap(r.pending)])
+		r.pending = r.pending[:len(r.pending)+m]
+		if err != nil {
+			r.srcErr = err
+		}
+	}
 }
 
 // NewReplayBuffer returns a Replay of a decoded recording at its own rate
@@ -127,7 +179,15 @@ func (r *Replay) Read(ctx context.Context) ([]int16, error) {
 		return nil, err
 	}
 	n := len(r.frame)
-	if !r.cfg.Loop {
+	switch {
+	case r.src != nil:
+		r.fill(n)
+		n = min(n, len(r.pending))
+		n -= n % r.format.Channels
+		if n == 0 {
+			return nil, r.srcErr
+		}
+	case !r.cfg.Loop:
 		n = min(n, len(r.samples)-r.pos)
 		if n == 0 {
 			return nil, io.EOF
@@ -143,6 +203,12 @@ func (r *Replay) Read(ctx context.Context) ([]int16, error) {
 		}
 	}
 	out := r.frame[:n]
+	if r.src != nil {
+		copy(out, r.pending)
+		r.pending = r.pending[:copy(r.pending, r.pending[n:])]
+		r.delivered += int64(n / r.format.Channels)
+		return out, nil
+	}
 	for filled := 0; filled < n; {
 		c := copy(out[filled:], r.samples[r.pos:])
 		filled += c
@@ -177,9 +243,21 @@ func (r *Replay) wait(ctx context.Context, due time.Time) error {
 }
 
 // Close ends the replay: a Read blocked in another goroutine returns
-// ErrSourceClosed at once, and so does every later Read. It is idempotent
-// and always returns nil.
+// ErrSourceClosed at once, and so does every later Read. A replay read
+// from a decoder closes it (once a Read that is reading it has). It is
+// idempotent and always returns nil.
 func (r *Replay) Close() error {
-	r.closeOnce.Do(func() { close(r.done) })
+	r.closeOnce.Do(func() {
+		close(r.done)
+		if r.src == nil {
+			return
+		}
+		r.srcMu.Lock()
+		defer r.srcMu.Unlock()
+		r.srcClosed = true
+		if c, ok := r.src.(io.Closer); ok {
+			_ = c.Close()
+		}
+	})
 	return nil
 }

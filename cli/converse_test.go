@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/ffmpegtest"
 	"github.com/earshot-app/earshot/internal/testkit"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
@@ -63,40 +65,50 @@ var turnLine = regexp.MustCompile(`^Turn (\d+)  (\d+:\d\d\.\d\d)-(\d+:\d\d\.\d\d
 
 // TestConverseFile: on a recording of two lines with a pause after each,
 // converse prints two turns, each ended by the model at the pause, with
-// its confidence, latency and words, and saves the conversation.
+// its confidence, latency and words, and saves the conversation. The
+// same recording as an M4A, of the kind meeting apps write, gives the
+// same (it was refused: "MP4/M4A audio is not supported").
 func TestConverseFile(t *testing.T) {
 	t.Parallel()
-	path, truth := pausedConversation(t, "0880", "0930")
-	h := newHarness(t, nil)
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if code := h.run(t, ctx, "converse", path, "--speed", "4"); code != 0 {
-		t.Fatalf("exit status %d; stderr %q", code, h.stderr.String())
+	wav, truth := pausedConversation(t, "0880", "0930")
+	files := []string{wav}
+	if _, err := exec.LookPath("ffprobe"); err == nil {
+		files = append(files, ffmpegtest.FFmpeg(t, filepath.Dir(wav), "conversation.m4a", "-i", wav, "-c:a", "alac"))
 	}
-	t.Logf("converse printed:\n%s", h.stdout.String())
-	lines := strings.Split(strings.TrimSpace(h.stdout.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("printed %q, want two turns", h.stdout.String())
-	}
-	for i, l := range lines {
-		m := turnLine.FindStringSubmatch(l)
-		if m == nil {
-			t.Errorf("line %q is not a turn", l)
-			continue
-		}
-		if m[1] != []string{"1", "2"}[i] || m[4] != "model" || m[6] == "-" {
-			t.Errorf("line %q: want turn %d ended by the model with its latency", l, i+1)
-		}
-		if ov := testkit.WordOverlap(truth[i], m[7]); ov < 0.5 {
-			t.Errorf("turn %d reads %q, %.0f%% of %q", i+1, m[7], ov*100, truth[i])
-		}
-	}
-	if !strings.Contains(h.stderr.String(), "2 turns ended; saved to history.") {
-		t.Errorf("stderr %q", h.stderr.String())
-	}
-	list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindConversation})
-	if err != nil || len(list) != 1 || list[0].Source != "conversation.wav" || list[0].Status != store.StatusDone {
-		t.Errorf("history %+v (%v), want the conversation", list, err)
+	for _, path := range files {
+		t.Run(filepath.Ext(path), func(t *testing.T) {
+			h := newHarness(t, nil)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			if code := h.run(t, ctx, "converse", path, "--speed", "4"); code != 0 {
+				t.Fatalf("exit status %d; stderr %q", code, h.stderr.String())
+			}
+			t.Logf("converse printed:\n%s", h.stdout.String())
+			lines := strings.Split(strings.TrimSpace(h.stdout.String()), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("printed %q, want two turns", h.stdout.String())
+			}
+			for i, l := range lines {
+				m := turnLine.FindStringSubmatch(l)
+				if m == nil {
+					t.Errorf("line %q is not a turn", l)
+					continue
+				}
+				if m[1] != []string{"1", "2"}[i] || m[4] != "model" || m[6] == "-" {
+					t.Errorf("line %q: want turn %d ended by the model with its latency", l, i+1)
+				}
+				if ov := testkit.WordOverlap(truth[i], m[7]); ov < 0.5 {
+					t.Errorf("turn %d reads %q, %.0f%% of %q", i+1, m[7], ov*100, truth[i])
+				}
+			}
+			if !strings.Contains(h.stderr.String(), "2 turns ended; saved to history.") {
+				t.Errorf("stderr %q", h.stderr.String())
+			}
+			list, err := h.db.Sessions(t.Context(), store.Filter{Kind: store.KindConversation})
+			if err != nil || len(list) != 1 || list[0].Source != filepath.Base(path) || list[0].Status != store.StatusDone {
+				t.Errorf("history %+v (%v), want the conversation", list, err)
+			}
+		})
 	}
 }
 

@@ -29,6 +29,15 @@ type RecognizerConfig struct {
 	// and the next transcription loads it again. 0 means
 	// DefaultIdleRelease, a negative value never.
 	IdleRelease time.Duration
+	// ReleaseBatch closes a batch request's decoder as soon as the
+	// request has been recognised, when no other request uses one of
+	// its kind, and returns its memory (about 95 MB); a stream's
+	// decoders still wait for IdleRelease. It is for an engine inside an
+	// app: a file transcription is minutes of work against the next
+	// one's load of half a second, and what the app does with the
+	// result (the transcript and its audio saved and shown) should not
+	// carry the model.
+	ReleaseBatch bool
 }
 
 // Segmentation defaults. Batch transcription segments utterances exactly
@@ -70,6 +79,9 @@ type recognizer struct {
 	idle      time.Duration // idle release time; negative: never
 	afterFunc func(time.Duration, func()) func() bool
 	log       *slog.Logger
+	// releaseBatch closes the batch pool when its last decoder is given
+	// back (RecognizerConfig.ReleaseBatch).
+	releaseBatch bool
 
 	// ctx ends when the recogniser is closed; a load runs under it, not
 	// under the context of the request that started it, so that a
@@ -133,15 +145,16 @@ func newRecognizer(cfg RecognizerConfig, size int, afterFunc func(time.Duration,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &recognizer{
-		base:      base,
-		size:      size,
-		warmN:     max(warm, 0),
-		idle:      idle,
-		afterFunc: afterFunc,
-		log:       log,
-		ctx:       ctx,
-		cancel:    cancel,
-		pools:     map[int]*poolEntry{},
+		base:         base,
+		size:         size,
+		warmN:        max(warm, 0),
+		idle:         idle,
+		afterFunc:    afterFunc,
+		log:          log,
+		releaseBatch: cfg.ReleaseBatch,
+		ctx:          ctx,
+		cancel:       cancel,
+		pools:        map[int]*poolEntry{},
 	}, nil
 }
 
@@ -325,15 +338,31 @@ func (r *recognizer) checkout(ctx context.Context, frames int) (*poolEntry, erro
 }
 
 // giveBack ends what checkout counted, and arms the idle release once
-// nothing is in use.
+// nothing is in use. With releaseBatch, the batch pool is closed once
+// none of its decoders is out; a recogniser left with no pool is cold.
 func (r *recognizer) giveBack(e *poolEntry) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	e.out--
 	r.inUse--
 	r.evictLocked()
+	var batch *sphinx.Pool
+	if r.releaseBatch && e.out == 0 && r.pools[batchPostSpeechFrames] == e {
+		batch = e.pool
+		delete(r.pools, batchPostSpeechFrames)
+		if len(r.pools) == 0 {
+			r.ready = false
+			r.releases++
+			r.disarmLocked()
+		}
+	}
 	if r.inUse == 0 {
 		r.armLocked()
+	}
+	r.mu.Unlock()
+	if batch != nil {
+		_ = batch.Close()
+		sphinx.ReturnFreedMemory()
+		r.log.Info("batch decoder released once its request was done")
 	}
 }
 

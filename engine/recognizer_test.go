@@ -328,6 +328,47 @@ func TestRecognizerLazyLoad(t *testing.T) {
 	}
 }
 
+// TestReleaseBatch: with ReleaseBatch, as the app's engine runs, a batch
+// request's decoder is closed as soon as the request is recognised, and
+// the recogniser is cold again with no timer armed; the next request
+// loads it and gives the same words. Streams' decoders, warmed for live
+// captions, stay for the idle release time while batch ones come and go.
+// (The app carried the model's 95 MB through the end of a file's
+// transcription, while its transcript and audio were saved and shown.)
+func TestReleaseBatch(t *testing.T) {
+	t.Parallel()
+	timers := newFakeTimers()
+	l := lazyEngine(t, timers, Config{Recognizer: RecognizerConfig{ReleaseBatch: true}})
+	ctx := testContext(t, 3*time.Minute)
+	wav := wavBytes(t, clipSamples(t, "0880"), 16000, 1)
+	want := batchTranscript(t, "0880").Transcript()
+	for i := range 2 {
+		got, err := transcribeWAV(ctx, l, wav)
+		if err != nil || got != want {
+			t.Fatalf("transcription %d: %q, %v; want %q", i+1, got, err, want)
+		}
+		if st := stateOf(l); st.ready || st.decoders != 0 || st.pools != 0 || st.inUse != 0 || st.loads != i+1 || st.releases != i+1 {
+			t.Errorf("after transcription %d: %+v, want the decoder released", i+1, st)
+		}
+		if p := timers.pending(); len(p) != 0 {
+			t.Errorf("after transcription %d: timers armed %v, want none", i+1, p)
+		}
+	}
+	// Warmed for live captions, the stream's decoder stays.
+	if err := l.WarmRecognizer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := transcribeWAV(ctx, l, wav); err != nil {
+		t.Fatal(err)
+	}
+	if st := stateOf(l); !st.ready || st.pools != 1 || st.decoders != 1 || st.inUse != 0 {
+		t.Errorf("warmed, then a batch request: %+v, want the stream's decoder alone", st)
+	}
+	if p := timers.pending(); len(p) != 1 || p[0] != DefaultIdleRelease {
+		t.Errorf("timers armed %v, want the idle release", p)
+	}
+}
+
 // TestRecognizerConcurrentFirstUse checks that on a cold engine the first
 // requests of every kind, and the app's warm-up, arriving together share
 // one load, and each is served.

@@ -932,6 +932,13 @@ func CheckAudioFile(ctx context.Context, path string) error {
 	if err != nil {
 		return &FileError{Name: name, Err: err}
 	}
+	if c := audio.Detect(head); c == audio.ContainerMP4 || c == audio.ContainerMatroska {
+		// Its first audio track plays (OpenPacedFile): it must have one.
+		if _, err := audio.ProbeFile(ctx, path); err != nil {
+			return &FileError{Name: name, Err: err}
+		}
+		return nil
+	}
 	d, err := audio.NewStreamDecoder(audio.Format{})
 	if err != nil {
 		return &FileError{Name: name, Err: err}
@@ -955,23 +962,21 @@ func CheckAudioFile(ctx context.Context, path string) error {
 	return nil
 }
 
-// OpenPacedFile decodes the recording at path into a source that
-// delivers it at real time, as a microphone would, for a conversation
-// from a file; a speed above 0 other than 1 plays it that many times
-// faster (or slower).
+// OpenPacedFile opens the recording at path as a source that delivers it
+// at real time, as a microphone would, for a conversation from a file; a
+// speed above 0 other than 1 plays it that many times faster (or slower).
+// It is decoded as it plays, never held whole (a file of hours was
+// decoded into memory first, and refused past 46 minutes of 48 kHz
+// stereo); the sound of MP4, MOV, WebM and MKV recordings is their first
+// audio track. ctx bounds the decoding.
 func OpenPacedFile(ctx context.Context, path string, speed float64) (audio.Source, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &FileError{Name: filepath.Base(path), Err: err}
-	}
-	defer f.Close()
-	b, err := audio.Decode(ctx, f)
-	if err != nil {
-		return nil, &FileError{Name: filepath.Base(path), Err: err}
-	}
 	cfg := audio.ReplayConfig{Paced: true}
 	if speed > 0 && speed != 1 {
 		cfg.Clock = clock.Scaled{Origin: time.Now(), Factor: speed}
 	}
-	return audio.NewReplayBuffer(b, cfg)
+	src, err := audio.OpenFileReplay(ctx, path, cfg)
+	if err != nil {
+		return nil, &FileError{Name: filepath.Base(path), Err: err}
+	}
+	return src, nil
 }

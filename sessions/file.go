@@ -189,6 +189,7 @@ func (s *FileTranscriptionSession) run(ctx context.Context, up *upload, rec *rec
 	var keep *keptAudio
 	if s.f.KeepAudio && up.decoding() {
 		keep, _ = newKeptAudio(true, s.f.History, 1, s.f.Logger)
+		defer keep.close()
 	}
 	report(up.progress(0, false))
 	body, err := up.start(ctx, keep)

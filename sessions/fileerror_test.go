@@ -4,10 +4,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/ffmpegtest"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -44,6 +46,18 @@ func TestCheckAudioFile(t *testing.T) {
 		{"empty", write("empty.mp3", nil), audio.ErrUndecodable},
 		{"missing", filepath.Join(dir, "gone.wav"), fs.ErrNotExist},
 		{"folder", dir, sessions.ErrFolder},
+	}
+	if _, err := exec.LookPath("ffprobe"); err == nil {
+		// The sound of a meeting's recording is its first audio track.
+		m4a := ffmpegtest.FFmpeg(t, dir, "meeting.m4a", "-i", good, "-c:a", "aac")
+		if err := sessions.CheckAudioFile(t.Context(), m4a); err != nil {
+			t.Errorf("an M4A file: %v", err)
+		}
+		tests = append(tests, struct {
+			name string
+			path string
+			is   error
+		}{"video without sound", ffmpegtest.FFmpeg(t, dir, "screen.mp4", "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5:d=1", "-c:v", "mpeg4"), audio.ErrNoAudioTrack})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

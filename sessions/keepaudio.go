@@ -16,9 +16,10 @@ import (
 
 // The audio of a transcription is kept with its text (when the settings'
 // KeepAudio asks) as Ogg Opus: the 16 kHz audio sent to the service,
-// mono or the channels of a meeting, encoded as it comes, so that memory
-// holds only the compressed stream (24 kb/s a channel: 11 MB an hour of
-// mono), and saved when the session ends, however it ends. The audio
+// mono or the channels of a meeting, encoded as it comes into a spool on
+// the disk (24 kb/s a channel: 11 MB an hour of mono), so that memory
+// holds none of it however long the session, and saved when the session
+// ends, however it ends. The audio
 // runs on the captions' clock: sample n of the kept audio is second
 // n/16000 of the session, muted stretches included, as silence.
 
@@ -49,7 +50,7 @@ type keptAudio struct {
 	channels int
 	log      *slog.Logger
 
-	out    bytes.Buffer
+	out    *keptSpool
 	zeros  []int16
 	frames int64 // frames taken in
 	limit  int   // bytes of Ogg past which no more audio is taken
@@ -67,9 +68,10 @@ func newKeptAudio(keep bool, h any, channels int, log *slog.Logger) (*keptAudio,
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	k := &keptAudio{h: ah, channels: channels, log: log, limit: store.MaxAudioBytes - keptLimitReserve}
-	w, err := audio.NewOggOpusWriter(&k.out, streamRate, channels, keptBitRate*channels)
+	k := &keptAudio{h: ah, channels: channels, log: log, limit: store.MaxAudioBytes - keptLimitReserve, out: newKeptSpool(log)}
+	w, err := audio.NewOggOpusWriter(k.out, streamRate, channels, keptBitRate*channels)
 	if err != nil {
+		k.out.close()
 		return nil, fmt.Errorf("keep audio: %w", err)
 	}
 	k.w = w
@@ -111,11 +113,11 @@ func (k *keptAudio) take(pcm []int16) {
 		k.err = err
 		return
 	}
-	if k.out.Len() >= k.limit {
+	if k.out.n >= int64(k.limit) {
 		// The first part is kept; the rest would pass what history
 		// takes for one session.
 		k.full = true
-		k.log.Warn("sessions: the kept audio reached its limit; the rest is not kept", "bytes", k.out.Len())
+		k.log.Warn("sessions: the kept audio reached its limit; the rest is not kept", "bytes", k.out.n)
 	}
 }
 
@@ -127,8 +129,8 @@ func (k *keptAudio) Duration() time.Duration {
 	return audio.FramesDuration(k.frames, streamRate)
 }
 
-// bytes ends the stream and returns the whole Ogg Opus file, or nil when
-// no audio was taken.
+// bytes ends the stream and returns the whole Ogg Opus file, read from
+// its spool, or nil when no audio was taken.
 func (k *keptAudio) bytes() ([]byte, error) {
 	if k.err != nil {
 		return nil, k.err
@@ -140,13 +142,22 @@ func (k *keptAudio) bytes() ([]byte, error) {
 		k.err = err
 		return nil, err
 	}
-	return k.out.Bytes(), nil
+	data, err := k.out.bytes()
+	if err != nil {
+		k.err = fmt.Errorf("keep audio: %w", err)
+		return nil, k.err
+	}
+	return data, nil
 }
 
 // save keeps the audio with the session's record; a failure is reported
-// like any other of the record.
+// like any other of the record. The spool is let go either way.
 func (k *keptAudio) save(rec *record) {
-	if k == nil || rec == nil {
+	if k == nil {
+		return
+	}
+	defer k.close()
+	if rec == nil {
 		return
 	}
 	data, err := k.bytes()
@@ -159,7 +170,89 @@ func (k *keptAudio) save(rec *record) {
 		}
 		return k.h.SaveAudio(ctx, id, store.Audio{ContentType: KeptContentType, Encoding: KeptEncoding, SampleRate: streamRate, Data: data})
 	})
-	k.out = bytes.Buffer{}
+}
+
+// close lets the spool go, keeping nothing more; a keeper that is not
+// saved is closed. It may be called more than once, and on nil.
+func (k *keptAudio) close() {
+	if k == nil {
+		return
+	}
+	k.out.close()
+	k.full = true
+}
+
+// keptSpool holds a keeper's Ogg stream as it is encoded: in a temporary
+// file without a name (removed as soon as it is made, so that nothing is
+// left behind however the app ends, and the disk space is freed when it
+// is closed), in the user's cache folder, else the system's temporary
+// one. Where no such file can be made (a read-only disk; a system that
+// cannot remove an open file), it is held in memory. Only the keeper's
+// goroutine uses it.
+type keptSpool struct {
+	f   *os.File // nil: in mem
+	mem bytes.Buffer
+	n   int64 // bytes written
+}
+
+// newKeptSpool makes a spool, on the disk if it can.
+func newKeptSpool(log *slog.Logger) *keptSpool {
+	var dirs []string
+	if dir, err := os.UserCacheDir(); err == nil {
+		dirs = append(dirs, dir)
+	}
+	var errs []error
+	for _, dir := range append(dirs, os.TempDir()) {
+		f, err := os.CreateTemp(dir, ".earshot-audio-*.ogg")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := os.Remove(f.Name()); err != nil {
+			f.Close()
+			_ = os.Remove(f.Name())
+			errs = append(errs, err)
+			continue
+		}
+		return &keptSpool{f: f}
+	}
+	log.Info("sessions: the kept audio is held in memory", "err", errors.Join(errs...))
+	return &keptSpool{}
+}
+
+func (s *keptSpool) Write(p []byte) (int, error) {
+	var (
+		n   int
+		err error
+	)
+	switch {
+	case s.f != nil:
+		n, err = s.f.Write(p)
+	default:
+		n, err = s.mem.Write(p)
+	}
+	s.n += int64(n)
+	return n, err
+}
+
+// bytes reads what was written, whole.
+func (s *keptSpool) bytes() ([]byte, error) {
+	if s.f == nil {
+		return s.mem.Bytes(), nil
+	}
+	b := make([]byte, s.n)
+	if _, err := s.f.ReadAt(b, 0); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// close frees what the spool holds.
+func (s *keptSpool) close() {
+	if s.f != nil {
+		s.f.Close()
+	}
+	s.mem = bytes.Buffer{}
 }
 
 // keepFileAudio keeps the audio of a file transcribed: the file decoded
@@ -173,6 +266,7 @@ func keepFileAudio(ctx context.Context, path string, h any, rec *record, log *sl
 		log = slog.New(slog.DiscardHandler)
 	}
 	k, err := newKeptAudio(true, h, 1, log)
+	defer k.close()
 	if k == nil || rec == nil {
 		return
 	}

@@ -3,7 +3,11 @@ package sessions
 import (
 	"bytes"
 	"context"
+	"errors"
+	"log/slog"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/earshot-app/earshot/audio"
@@ -15,6 +19,14 @@ import (
 type nullAudioHistory struct{}
 
 func (nullAudioHistory) SaveAudio(context.Context, int64, store.Audio) error { return nil }
+
+// savedAudio keeps the audio saved, for the keeper's tests.
+type savedAudio struct{ data []byte }
+
+func (s *savedAudio) SaveAudio(_ context.Context, _ int64, a store.Audio) error {
+	s.data = a.Data
+	return nil
+}
 
 // tone returns n frames of a sine of freq Hz at 16 kHz, with channels
 // channels, the ones not in on silent.
@@ -143,4 +155,61 @@ func TestKeptAudioOff(t *testing.T) {
 	var k *keptAudio
 	k.add([]int16{1, 2, 3}, false) // a nil keeper takes nothing, and does not fail
 	k.save(nil)
+}
+
+// TestKeptAudioSpooled: kept audio goes to a file on the disk as it is
+// encoded, not into memory, so that a session of hours holds none of it
+// (it held the whole stream, 11 MB an hour, in a buffer that doubled as
+// it grew). The file has no name: nothing is left in the cache folder,
+// even while it is written. It is read back whole to be saved, and let
+// go once saved. Where no file can be made, the audio is kept in memory.
+func TestKeptAudioSpooled(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	k, err := newKeptAudio(true, nullAudioHistory{}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noise := make([]int16, streamRate)
+	for i := range noise {
+		noise[i] = int16((i*7919)%20000 - 10000)
+	}
+	for range 20 {
+		k.add(noise, false)
+	}
+	if k.out.f == nil || k.out.mem.Len() != 0 {
+		t.Fatalf("the kept audio is in memory (%d bytes), not on the disk", k.out.mem.Len())
+	}
+	info, err := k.out.f.Stat()
+	if err != nil || info.Size() == 0 || info.Size() != k.out.n {
+		t.Fatalf("the spool holds %v bytes (%v), want the %d written", info.Size(), err, k.out.n)
+	}
+	if left, _ := os.ReadDir(cache); len(left) != 0 {
+		t.Errorf("the cache folder holds %v while the audio is kept", left)
+	}
+	h := &savedAudio{}
+	k.h = h
+	k.save(&record{log: slog.New(slog.DiscardHandler)})
+	b, err := audio.Decode(t.Context(), bytes.NewReader(h.data))
+	if err != nil || b.Frames() != 20*streamRate*keptScale {
+		t.Fatalf("saved %d bytes: %v, %v", len(h.data), b, err)
+	}
+	if _, err := k.out.f.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("after saving, the spool is still open (%v)", err)
+	}
+
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(cache, "missing"))
+	t.Setenv("TMPDIR", filepath.Join(cache, "missing too"))
+	m, err := newKeptAudio(true, nullAudioHistory{}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.close()
+	m.add(noise, false)
+	if m.out.f != nil || m.out.mem.Len() == 0 {
+		t.Errorf("with nowhere to write, the audio is not kept in memory")
+	}
+	if data, err := m.bytes(); err != nil || len(data) == 0 {
+		t.Errorf("kept in memory: %d bytes, %v", len(data), err)
+	}
 }

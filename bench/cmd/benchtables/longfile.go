@@ -89,7 +89,7 @@ func longFileTable(ctx context.Context, length time.Duration) error {
 	var runs []longRun
 	for _, j := range jobs {
 		fmt.Fprintf(os.Stderr, "long file: %s, %s\n", j.name, filepath.Base(j.file))
-		r, err := measureLongFile(ctx, tmp, appTarget{name: j.name, title: "Earshot", bin: j.bin}, bin, j.file)
+		r, err := measureLongFile(ctx, tmp, appTarget{name: j.name, title: "Earshot", bin: j.bin}, j.file)
 		if err != nil {
 			return fmt.Errorf("%s, %s: %w", j.name, filepath.Base(j.file), err)
 		}
@@ -172,9 +172,10 @@ func longRecording(ctx context.Context, dir string, length time.Duration, ext st
 }
 
 // measureLongFile starts t, has it transcribe file from its Captions tab
-// and follows its memory until the entry is done and shown. cli is the
-// binary whose `history` command reads the run's history.
-func measureLongFile(ctx context.Context, tmp string, t appTarget, cli, file string) (longRun, error) {
+// and follows its memory until the entry is done and shown, reading the
+// run's history with t's own `history` command (a binary of another
+// version could migrate the history under the app).
+func measureLongFile(ctx context.Context, tmp string, t appTarget, file string) (longRun, error) {
 	r := longRun{binary: t.name, file: filepath.Base(file)}
 	scratch, err := os.MkdirTemp(tmp, "run-")
 	if err != nil {
@@ -232,7 +233,7 @@ func measureLongFile(ctx context.Context, tmp string, t appTarget, cli, file str
 		}
 		if time.Since(looked) >= longPoll {
 			looked = time.Now()
-			status, secs, ok := lastFileEntry(ctx, cli, home)
+			status, secs, ok := lastFileEntry(ctx, t.bin, home)
 			seen = seen || ok
 			if ok && status != "running" {
 				r.status, r.seconds, r.took = status, secs, time.Since(began)
