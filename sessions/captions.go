@@ -379,12 +379,12 @@ func (r *captionsRun) run(ctx context.Context) error {
 			closeLimitC = closeLimit.C()
 			if r.conn == nil {
 				if r.bufferedSamples() == 0 || !r.dialing && r.attempt == 0 {
-					return r.finishDone()
+					return r.finishDone(ErrNotConnected)
 				}
 				continue // a connection is coming: it will take the audio first
 			}
 			if err := r.closeStream(ctx); err != nil {
-				return r.finishDone()
+				return r.finishDone(err)
 			}
 		case <-closeDeadline:
 			if r.dialing {
@@ -398,14 +398,14 @@ func (r *captionsRun) run(ctx context.Context) error {
 				closeWait.Reset(closeTimeout)
 				continue
 			}
-			return r.finishDone()
+			return r.finishDone(ErrServiceSilent)
 		case err := <-ping.C():
 			if !ping.answered(err, c.log, "captions") {
-				return r.finishDone()
+				return r.finishDone(ErrServiceSilent)
 			}
 			progress() // there, and busy with the audio it has
 		case <-closeLimitC:
-			return r.finishDone()
+			return r.finishDone(ErrServiceSlow)
 		case m := <-r.muteCh():
 			r.setMuted(ctx, m)
 		case pcm, ok := <-frames:
@@ -429,8 +429,11 @@ func (r *captionsRun) run(ctx context.Context) error {
 				continue // from a connection already dropped
 			}
 			if m.err != nil {
+				if r.stopping && r.conn.closing && errors.Is(m.err, io.EOF) {
+					return r.finishDone(nil) // the service finished
+				}
 				if r.stopping {
-					return r.finishDone()
+					return r.finishDone(m.err)
 				}
 				r.lost(ctx, m.err)
 				continue
@@ -947,8 +950,16 @@ func (r *captionsRun) setState(s State, err error) {
 }
 
 // finishDone records a session that ended as asked, or with its source:
-// a failure when the source failed.
-func (r *captionsRun) finishDone() error {
+// a failure when the source failed. why is nil when the service finished
+// what it was sent (it closed the stream after CloseStream: the silence
+// after the last word may have no final); otherwise audio the finals do
+// not cover makes the session partial.
+func (r *captionsRun) finishDone(why error) error {
+	if lost := r.buffered(); why != nil && lost >= untranscribedMin && r.source.failure() == nil {
+		err := &UntranscribedError{Audio: lost, Err: why}
+		r.finish(store.StatusPartial, err)
+		return err
+	}
 	r.finish(store.StatusDone, nil)
 	return r.source.failure()
 }

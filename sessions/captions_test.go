@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -1056,14 +1057,19 @@ func TestCaptionsStopWaitsForSlowService(t *testing.T) {
 	if got := len(h.segmentList()); got != 2 {
 		t.Errorf("%d captions saved, want both finals the slow service gave", got)
 	}
+	if f := h.finishes(); len(f) != 1 || f[0].status != store.StatusDone {
+		t.Errorf("a session whose audio was all transcribed ended %+v, want done", f)
+	}
 
-	// A service that never answers: given up on, the session still ends.
+	// A service that never answers: given up on, the session still ends,
+	// partial, and says how much audio was not transcribed.
 	clk2 := clock.NewFake(time.Unix(1_000_000, 0))
 	src2 := newPushSource(mono16k)
 	f2 := newFakeStreamer()
 	f2.autoClose = false
 	f2.noPong = true
-	c2 := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f2, Source: src2, Options: streamOpts, Clock: clk2})
+	h2 := &fakeHistory{}
+	c2 := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f2, Source: src2, History: h2, Options: streamOpts, Clock: clk2})
 	rec2 := record(c2, nil)
 	if err := c2.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -1075,9 +1081,7 @@ func TestCaptionsStopWaitsForSlowService(t *testing.T) {
 	go func() { stop2 <- c2.Stop() }()
 	eventually(t, "CloseStream", func() bool { return len(s2.opsOf(api.TypeCloseStream)) == 1 })
 	clk2.Advance(12*time.Second + time.Millisecond) // 10 + 2·1 s: asked, it does not answer
-	if err := <-stop2; err != nil {
-		t.Fatal(err)
-	}
+	checkUntranscribed(t, <-stop2, h2, time.Second, "the service stopped answering")
 	rec2.wait(t)
 	if got := len(s2.opsOf("Ping")); got != 1 {
 		t.Errorf("the silent service was pinged %d times, want once", got)
@@ -1112,10 +1116,32 @@ func TestCaptionsStopWaitsForSlowService(t *testing.T) {
 	}
 	f3.pongs <- nil
 	clk3.Advance(2 * time.Minute)
-	if err := <-stop3; err != nil {
-		t.Fatal(err)
-	}
+	// Which of the two waits ends it first, the 2 minutes or a second
+	// silence, depends on how the clock's jump is seen: either way, the
+	// 3 s are named.
+	checkUntranscribed(t, <-stop3, nil, 3*time.Second, "")
 	rec3.wait(t)
+}
+
+// checkUntranscribed checks that a live session ended partial: err says
+// that audio of the end was not transcribed, and why; h, if not nil,
+// keeps the session as partial with those words. An empty why is not
+// checked.
+func checkUntranscribed(t *testing.T, err error, h *fakeHistory, audio time.Duration, why string) {
+	t.Helper()
+	var u *sessions.UntranscribedError
+	if !errors.As(err, &u) {
+		t.Fatalf("the session ended with %v, want the audio left untranscribed named", err)
+	}
+	if u.Audio != audio || why != "" && !strings.Contains(err.Error(), why) {
+		t.Errorf("%q (%v untranscribed), want %v and %q", err, u.Audio, audio, why)
+	}
+	if h == nil {
+		return
+	}
+	if f := h.finishes(); len(f) != 1 || f[0].status != store.StatusPartial || !strings.Contains(f[0].errText, "not transcribed") {
+		t.Errorf("history ended the session %+v, want it partial, saying what was not transcribed", f)
+	}
 }
 
 // failingSource is a microphone that fails once its frames run out.

@@ -448,7 +448,8 @@ type conversationRun struct {
 	msgs   chan received[api.TurnMessage]
 	wg     sync.WaitGroup
 
-	sent    int64 // samples sent
+	sent    int64   // samples sent
+	heard   float64 // seconds of audio the service has reported on
 	marks   []audioMark
 	level   audio.Meter
 	lastLvl time.Time
@@ -529,21 +530,21 @@ func (r *conversationRun) run(ctx context.Context) error {
 			return ctx.Err()
 		case <-stopCh:
 			if err := closeStream(); err != nil {
-				return r.finishDone()
+				return r.finishDone(err)
 			}
 		case <-closeDeadline:
 			if ping.start(ctx, &r.wg, r.stream.Ping) {
 				closeWait.Reset(closeTimeout)
 				continue
 			}
-			return r.finishDone()
+			return r.finishDone(ErrServiceSilent)
 		case err := <-ping.C():
 			if !ping.answered(err, c.log, "conversation") {
-				return r.finishDone()
+				return r.finishDone(ErrServiceSilent)
 			}
 			closeWait.Reset(closeTimeout) // there, and busy with the audio it has
 		case <-closeLimitC:
-			return r.finishDone()
+			return r.finishDone(ErrServiceSlow)
 		case f, ok := <-frames:
 			if !ok {
 				// The source ended by itself: let the last turn end in
@@ -557,7 +558,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 					continue
 				}
 				if err := closeStream(); err != nil {
-					return r.finishDone()
+					return r.finishDone(err)
 				}
 				continue
 			}
@@ -568,7 +569,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 		case now := <-tailC:
 			if r.current < 0 || tailLeft <= 0 {
 				if err := closeStream(); err != nil {
-					return r.finishDone()
+					return r.finishDone(err)
 				}
 				continue
 			}
@@ -585,7 +586,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 		case m := <-r.msgs:
 			if m.err != nil {
 				if r.closing && errors.Is(m.err, io.EOF) {
-					return r.finishDone()
+					return r.finishDone(nil) // the service finished
 				}
 				err := m.err
 				if errors.Is(err, io.EOF) {
@@ -593,7 +594,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 				}
 				if r.closing {
 					r.c.log.Info("conversation: the stream ended while closing", "err", err)
-					return r.finishDone()
+					return r.finishDone(err)
 				}
 				err = fmt.Errorf("conversation: %w", err)
 				r.finish(store.StatusFailed, err)
@@ -786,6 +787,7 @@ func (r *conversationRun) onTurnInfo(ctx context.Context, msg *api.TurnInfo, at 
 		t.Start = msg.AudioWindowStart
 	}
 	t.End = max(t.End, msg.AudioWindowEnd)
+	r.heard = max(r.heard, msg.AudioWindowEnd)
 	switch msg.Event {
 	case api.EventEagerEndOfTurn:
 		t.State = TurnEager
@@ -884,8 +886,16 @@ func (r *conversationRun) setState(s State, err error) {
 }
 
 // finishDone records a session that ended as asked, or with its source:
-// a failure when the source failed.
-func (r *conversationRun) finishDone() error {
+// a failure when the source failed. why is nil when the service finished
+// what it was sent; otherwise, audio after the last the service reported
+// on makes the session partial.
+func (r *conversationRun) finishDone(why error) error {
+	lost := time.Duration((float64(r.sent)/streamRate - r.heard) * float64(time.Second))
+	if why != nil && lost >= untranscribedMin && r.source.failure() == nil {
+		err := &UntranscribedError{Audio: lost, Err: why}
+		r.finish(store.StatusPartial, err)
+		return err
+	}
 	r.finish(store.StatusDone, nil)
 	return r.source.failure()
 }

@@ -74,6 +74,7 @@ type fakeTurnStream struct {
 	nextTurn         int
 	transcript       string
 	winStart, winEnd float64 // the open turn's audio window
+	closeErr         error   // how the stream ends at CloseStream; nil: io.EOF, as it should
 }
 
 func (s *fakeTurnStream) Send(_ context.Context, b []byte) error {
@@ -119,7 +120,11 @@ func (s *fakeTurnStream) CloseStream(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.controls = append(s.controls, api.TypeCloseStream)
-	s.msgs <- fakeTurnMsg{err: io.EOF}
+	err := s.closeErr
+	if err == nil {
+		err = io.EOF
+	}
+	s.msgs <- fakeTurnMsg{err: err}
 	return nil
 }
 
@@ -649,6 +654,21 @@ func TestConversationFailures(t *testing.T) {
 		if f := h.finishes(); len(f) != 1 || f[0].status != store.StatusFailed {
 			t.Errorf("finished %+v, want failed", f)
 		}
+	})
+	t.Run("connection lost at Stop", func(t *testing.T) {
+		// The service has reported on the first half second of two when
+		// the connection drops at Stop: the session is partial, and says
+		// the last 1.5 s were not transcribed.
+		c, st, src, rec, h := startConv(t, sessions.ConversationConfig{})
+		src.push(make([]int16, 2*16000), 320)
+		waitAudio(t, st, 2*32000)
+		st.event(api.EventStartOfTurn, "hello", 0, 0.5, 0.1)
+		rec.waitFor(t, "the turn", turnEvent(api.EventStartOfTurn, 0))
+		st.mu.Lock()
+		st.closeErr = errors.New("connection reset")
+		st.mu.Unlock()
+		checkUntranscribed(t, c.Stop(), h, 1500*time.Millisecond, "connection reset")
+		rec.wait(t)
 	})
 	t.Run("connection lost", func(t *testing.T) {
 		c, st, _, rec, _ := startConv(t, sessions.ConversationConfig{})

@@ -31,8 +31,9 @@ const (
 	StatusFailed    = "failed"
 	StatusCancelled = "cancelled"
 	// StatusPartial is a session that ended with part of its work not
-	// done, though nobody stopped it (a synthesis whose text was not all
-	// spoken); Error says what is missing.
+	// done, though nobody asked for less (a synthesis whose text was not
+	// all spoken, live captions whose last audio the service never
+	// transcribed); Error says what is missing.
 	StatusPartial = "partial"
 	// StatusInterrupted is a session whose process ended while it ran (a
 	// crash, a kill, a power cut): what it saved up to then is kept.

@@ -659,10 +659,11 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 	c.view.commit()
 	c.app.overlay.follow(c.view)
 	c.level.SetLevel(math.Inf(-1))
-	if err != nil {
+	text, imp, ended := endedWords("Stopped. "+plural(ls.finals, "caption"), ls.history, err)
+	if !ended {
 		c.showError("live captions ended", err)
 	} else {
-		c.setStatus(savedWords("Stopped. "+plural(ls.finals, "caption"), ls.history))
+		c.setStatus(text, imp)
 		if h := ls.history; h != nil && !h.Written() && c.live == nil {
 			c.shown.unsaved = &sessions.Transcript{Title: c.shown.title, Captions: slices.Clone(c.view.captions), Created: ls.started}
 		}
@@ -676,7 +677,7 @@ func (c *captionsTab) liveEnded(ls *liveSession, err error) {
 	} else {
 		c.app.loaded(partAuto, err)
 	}
-	if err == nil && ls.finals > 0 && ls.id != 0 {
+	if ended && ls.finals > 0 && ls.id != 0 {
 		c.app.meetingStopped(ls.id) // notes, when the settings ask for them
 	}
 }

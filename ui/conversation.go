@@ -208,10 +208,9 @@ func (c *conversationTab) liveEnded(ls *convSession, err error) {
 		}
 	}
 	c.level.SetLevel(math.Inf(-1))
-	if err != nil {
+	if text, imp, ended := endedWords("Stopped. "+plural(ls.ended, "turn"), ls.history, err); !ended {
 		c.showError("the conversation ended", err)
 	} else {
-		text, imp := savedWords("Stopped. "+plural(ls.ended, "turn"), ls.history)
 		if m, ok := medianLatency(ls); ok {
 			text += " Median end-of-turn latency " + latencyWords(m) + "."
 		}

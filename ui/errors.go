@@ -126,6 +126,10 @@ func knownWords(err error) (string, bool) {
 	if errors.As(err, &partial) {
 		return partial.Summary() + " " + plainError(partial.Err), true
 	}
+	var untranscribed *sessions.UntranscribedError
+	if errors.As(err, &untranscribed) {
+		return untranscribed.Summary() + " " + plainError(untranscribed.Err), true
+	}
 	var rec *store.Recovery
 	if errors.As(err, &rec) {
 		return recoveryWords(rec), true
@@ -135,6 +139,8 @@ func knownWords(err error) (string, bool) {
 	}
 	switch {
 	case errors.Is(err, sessions.ErrInvalidSynthesis):
+		return sentence(err.Error()), true
+	case errors.Is(err, sessions.ErrServiceSilent), errors.Is(err, sessions.ErrServiceSlow), errors.Is(err, sessions.ErrNotConnected):
 		return sentence(err.Error()), true
 	case errors.Is(err, sessions.ErrNoKey):
 		return "No API key is set. Add one in Settings, or set " + sessions.EnvAPIKey + ".", true
@@ -247,6 +253,22 @@ func savedWords(done string, h *sessions.HistoryEvent) (string, widget.Importanc
 		return done + ", " + keptForSession + ".", widget.MediumImportance
 	}
 	return done + ". " + plainError(h.Err), widget.WarningImportance
+}
+
+// endedWords says how a live session (captions, a conversation) ended:
+// done, whether it was saved (savedWords) and, when the service left the
+// last of its audio untranscribed, how much and why. ended is false when
+// err is a failure, to be shown as one.
+func endedWords(done string, h *sessions.HistoryEvent, err error) (text string, imp widget.Importance, ended bool) {
+	var untranscribed *sessions.UntranscribedError
+	if err != nil && !errors.As(err, &untranscribed) {
+		return "", widget.DangerImportance, false
+	}
+	text, imp = savedWords(done, h)
+	if untranscribed != nil {
+		text, imp = text+" "+plainError(err), widget.WarningImportance
+	}
+	return text, imp, true
 }
 
 // keptForSession says where a session is kept while history is in

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/widget"
 
@@ -107,6 +108,10 @@ func TestPlainError(t *testing.T) {
 		{"a synthesis partly spoken", fmt.Errorf("speak: %w", &sessions.PartialSynthesisError{SpokenWords: 1024, Words: 3003, Audio: 356e9,
 			Unspoken: "And the next words of the text that were never spoken at all", Err: fmt.Errorf("the stream ended: %w", statusError(500))}),
 			"Only 1024 of the 3003 words were spoken (356.0 s of audio): it stopped at “And the next words of the text that…”. The service ran into a problem of its own (HTTP 500 Internal Server Error)."},
+		{"live captions whose end was not transcribed", &sessions.UntranscribedError{Audio: 3200 * time.Millisecond, Err: sessions.ErrServiceSilent},
+			"The last 3.2 s of audio were not transcribed. The service stopped answering."},
+		{"a conversation cut off at Stop", fmt.Errorf("conversation: %w", &sessions.UntranscribedError{Audio: 1500 * time.Millisecond, Err: fmt.Errorf("read: %w", syscall.ECONNRESET)}),
+			"The last 1.5 s of audio were not transcribed. The connection to the service was cut off."},
 		{"microphone missing", fmt.Errorf("audio: open microphone: %w: miniaudio: Failed to open backend device", device.ErrNoDevice),
 			"No microphone found. Connect one, or use Open file… to transcribe a recording."},
 		{"not a microphone", fmt.Errorf("captions: %w: 2.02s of audio in 10ms", sessions.ErrNotRealTime),
@@ -241,5 +246,32 @@ func TestSavedWords(t *testing.T) {
 	}
 	if got, _ := historyNotice(written, written, "captions"); got != "" {
 		t.Errorf("nothing changed: %q", got)
+	}
+}
+
+// TestEndedWords: a live session that ended with its last audio never
+// transcribed says what it kept and what it did not, as a warning; a
+// failure is left to be shown as one.
+func TestEndedWords(t *testing.T) {
+	kept := &sessions.HistoryEvent{Keeping: sessions.Keeping{ID: 7}}
+	tests := []struct {
+		name  string
+		err   error
+		want  string
+		imp   widget.Importance
+		ended bool
+	}{
+		{"whole", nil, "Stopped. 12 captions saved to history.", widget.MediumImportance, true},
+		{"partial", &sessions.UntranscribedError{Audio: 2 * time.Second, Err: sessions.ErrServiceSlow},
+			"Stopped. 12 captions saved to history. The last 2.0 s of audio were not transcribed. The service was still working after 2 minutes.", widget.WarningImportance, true},
+		{"failed", statusError(500), "", widget.DangerImportance, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, imp, ended := endedWords("Stopped. 12 captions", kept, tt.err)
+			if text != tt.want || imp != tt.imp || ended != tt.ended {
+				t.Errorf("endedWords = %q, %v, %v; want %q, %v, %v", text, imp, ended, tt.want, tt.imp, tt.ended)
+			}
+		})
 	}
 }
