@@ -327,11 +327,13 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 		c    *sessions.Captions
 		recd *recorder
 	)
-	// The recording's last quarter waits until the session is live again
+	// The recording from 8 s on waits until the session is live on its
+	// second connection, and its last quarter until it is live again
 	// after the refusal: however slow the machine, the reconnections
 	// happen while there is still speech to send, as they would with a
 	// person talking.
-	gate := &gatedSource{holdAt: len(pcm) * 3 / 4, release: make(chan struct{})}
+	liveAgain, lastQuarter := make(chan struct{}), make(chan struct{})
+	gate := &gatedSource{holdAt: 8 * 16000, release: liveAgain, later: []gate{{at: len(pcm) * 3 / 4, release: lastQuarter}}}
 	finals := runReading(t, ctx, newClient(t, proxy.endpoint(), eng.Key), db, pcm, clock, gate, func(cs *sessions.Captions, rec *recorder) {
 		c, recd = cs, rec
 		// The first cut: reconnecting with the unfinalized audio buffered,
@@ -341,6 +343,7 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 			t.Errorf("reconnecting with %v buffered, error %v; want audio buffered and why", first.Buffered, first.Err)
 		}
 		rec.until(t, "live on a second connection", func([]sessions.Event) bool { return liveCount(rec) == 2 })
+		close(liveAgain)
 		conns := proxy.connections()
 		second := conns[len(conns)-1] // the live one: the newest
 		resent := second.upBytes()    // the unfinalized audio, sent again
@@ -375,7 +378,7 @@ func TestCaptionsResumeAfterFaults(t *testing.T) {
 		}
 		blockers = nil
 		rec.until(t, "live after the refusal", func([]sessions.Event) bool { return liveCount(rec) == 3 })
-		close(gate.release)
+		close(lastQuarter)
 	})
 
 	// Four handshakes: two connections cut, one refused, one to the end
@@ -502,20 +505,32 @@ func liveCount(rec *recorder) int {
 }
 
 // gatedSource holds a source's audio from sample holdAt on until release
-// is closed.
+// is closed, then at each of later's holds in turn.
 type gatedSource struct {
 	audio.Source
 	holdAt  int
+	release chan struct{}
+	later   []gate
 	read    int // only Read touches it: the session reads from one goroutine
+}
+
+// gate is a hold of a gatedSource: from sample at on until release is
+// closed.
+type gate struct {
+	at      int
 	release chan struct{}
 }
 
 func (g *gatedSource) Read(ctx context.Context) ([]int16, error) {
-	if g.read >= g.holdAt {
+	for g.release != nil && g.read >= g.holdAt {
 		select {
 		case <-g.release:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+		g.release = nil
+		if len(g.later) > 0 {
+			g.holdAt, g.release, g.later = g.later[0].at, g.later[0].release, g.later[1:]
 		}
 	}
 	f, err := g.Source.Read(ctx)
