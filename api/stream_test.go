@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/leaktest"
 )
 
 // wsFrame is a frame the test server received.
@@ -433,7 +434,7 @@ func TestListenClose(t *testing.T) {
 		_, err := st.Next(context.Background())
 		nextErr <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	leaktest.WaitParked(t, 1, "api.(*ListenStream).Next")
 
 	var wg sync.WaitGroup
 	for range 4 {

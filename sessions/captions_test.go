@@ -157,7 +157,7 @@ func TestCaptionsStopDuringStart(t *testing.T) {
 	<-h.entered
 	stopErr := make(chan error, 1)
 	go func() { stopErr <- c.Stop() }()
-	time.Sleep(50 * time.Millisecond) // let Stop reach its wait
+	leaktest.WaitParked(t, 1, "sessions.(*lifecycle).Stop") // Stop waits for the start
 	close(h.release)
 	if err := <-startErr; err != nil {
 		t.Fatalf("Start = %v", err)
@@ -405,7 +405,7 @@ func TestCaptionsStop(t *testing.T) {
 		go func() { err := c.Stop(); rets <- ret{err, time.Now()} }()
 	}
 	eventually(t, "CloseStream", func() bool { return len(s.opsOf(api.TypeCloseStream)) == 1 })
-	time.Sleep(100 * time.Millisecond)
+	leaktest.WaitParked(t, callers, "sessions.(*lifecycle).Stop")
 	select {
 	case r := <-rets:
 		t.Fatalf("Stop returned (%v) before the service had finished", r.err)
@@ -583,25 +583,39 @@ func TestCaptionsRefusedHandshake(t *testing.T) {
 
 func TestCaptionsBackoffGrows(t *testing.T) {
 	leaktest.Check(t)
+	clk := clock.NewFake(time.Unix(1_000_000, 0))
 	busy := &api.Error{Status: 503, Message: "Service Unavailable"}
 	f := newFakeStreamer(busy, busy, busy)
-	c := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f, Source: newPushSource(mono16k), Options: streamOpts})
+	f.now = clk.Now
+	c := sessions.NewCaptions(sessions.CaptionsConfig{Streamer: f, Source: newPushSource(mono16k), Options: streamOpts, Clock: clk})
 	rec := record(c, nil)
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitState(t, "live", isState(sessions.StateLive))
-	var waits []time.Duration
-	for _, st := range rec.states() {
-		if st.State == sessions.StateReconnecting && st.RetryIn > 0 {
-			if st.Attempt != len(waits)+1 {
-				t.Errorf("attempt %d after %d waits", st.Attempt, len(waits))
+	// Each refusal schedules the next attempt; the clock is moved by the
+	// wait the session named, and the attempt comes then.
+	retries := func() []sessions.StateEvent {
+		var out []sessions.StateEvent
+		for _, st := range rec.states() {
+			if st.State == sessions.StateReconnecting && st.RetryIn > 0 {
+				out = append(out, st)
 			}
-			waits = append(waits, st.RetryIn)
 		}
+		return out
 	}
-	if len(waits) != 3 {
-		t.Fatalf("waits %v, want 3", waits)
+	var waits []time.Duration
+	for i := range 3 {
+		rec.until(t, fmt.Sprintf("retry %d", i+1), func([]sessions.Event) bool { return len(retries()) > i })
+		st := retries()[i]
+		if st.Attempt != i+1 {
+			t.Errorf("attempt %d after %d waits", st.Attempt, i)
+		}
+		waits = append(waits, st.RetryIn)
+		clk.Advance(st.RetryIn)
+	}
+	rec.waitState(t, "live", isState(sessions.StateLive))
+	if got := retries(); len(got) != 3 {
+		t.Fatalf("%d retries, want 3", len(got))
 	}
 	for i, w := range waits {
 		// Exponential from 250 ms, each drawn from its upper half.
@@ -618,8 +632,8 @@ func TestCaptionsBackoffGrows(t *testing.T) {
 	at := slices.Clone(f.dialAt)
 	f.mu.Unlock()
 	for i := 1; i < len(at); i++ {
-		if gap := at[i].Sub(at[i-1]); gap < waits[i-1]-5*time.Millisecond {
-			t.Errorf("attempt %d came %v after the one before, before its wait of %v", i+1, gap, waits[i-1])
+		if gap := at[i].Sub(at[i-1]); gap != waits[i-1] {
+			t.Errorf("attempt %d came %v after the one before, not after its wait of %v", i+1, gap, waits[i-1])
 		}
 	}
 	if err := stopped(t, c); err != nil {

@@ -42,6 +42,8 @@ type fakeStreamer struct {
 	// makes every Ping fail: the service is gone.
 	pongs  chan error
 	noPong bool
+	// now, when set, is the clock dialAt reads; unset, the real one.
+	now func() time.Time
 }
 
 func newFakeStreamer(script ...error) *fakeStreamer {
@@ -53,7 +55,11 @@ func (f *fakeStreamer) Listen(ctx context.Context, opts api.ListenOptions) (sess
 	f.mu.Lock()
 	i := f.dials
 	f.dials++
-	f.dialAt = append(f.dialAt, time.Now())
+	now := time.Now
+	if f.now != nil {
+		now = f.now
+	}
+	f.dialAt = append(f.dialAt, now())
 	hold := f.hold
 	f.mu.Unlock()
 	if hold != nil {

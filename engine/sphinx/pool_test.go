@@ -3,6 +3,7 @@ package sphinx
 import (
 	"context"
 	"errors"
+	"github.com/earshot-app/earshot/internal/leaktest"
 	"reflect"
 	"testing"
 	"time"
@@ -104,7 +105,7 @@ func TestPoolBound(t *testing.T) {
 		}
 		got <- d
 	}()
-	time.Sleep(20 * time.Millisecond)
+	leaktest.WaitParked(t, 1, "sphinx.(*Pool).Get")
 	p.Put(d)
 	select {
 	case d2 := <-got:

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -281,10 +282,12 @@ func TestEspeakFailures(t *testing.T) {
 		t.Errorf("cancel: err %v", err)
 	}
 	done := make(chan error, 1)
+	started := make(chan struct{})
+	var once sync.Once
 	go func() {
-		done <- s.Synthesize(context.Background(), v, "Hola.", Params{}, func(Chunk) error { return nil })
+		done <- s.Synthesize(context.Background(), v, "Hola.", Params{}, func(Chunk) error { once.Do(func() { close(started) }); return nil })
 	}()
-	time.Sleep(100 * time.Millisecond) // let it start the program
+	<-started // the program runs: its first audio has come
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

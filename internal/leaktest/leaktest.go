@@ -117,3 +117,56 @@ func Report(marks ...string) string {
 	}
 	return "goroutines left after the tests:\n\n" + strings.Join(leaks, "\n\n")
 }
+
+// parked matches the header of a goroutine blocked until another wakes
+// it: on a channel, a select, a lock, a condition, a wait group or the
+// network.
+var parked = regexp.MustCompile(`^goroutine \d+ \[(chan receive|chan send|select|select \(no cases\)|sync\.Mutex\.Lock|sync\.RWMutex\.R?Lock|sync\.Cond\.Wait|sync\.WaitGroup\.Wait|semacquire|IO wait)[,\]]`)
+
+// ParkPatience bounds WaitParked: only a fault takes that long.
+const ParkPatience = time.Minute
+
+// WaitParked waits until at least n goroutines whose stacks contain every
+// one of marks are parked, waiting for something else to wake them. A
+// test uses it where a goroutine must have reached its wait before the
+// test acts (a Stop waiting for the session's end, a Get waiting for a
+// decoder), instead of sleeping and hoping; it fails t after
+// ParkPatience.
+func WaitParked(t testing.TB, n int, marks ...string) {
+	t.Helper()
+	if len(marks) == 0 {
+		t.Fatal("WaitParked: name the function the goroutines wait in")
+	}
+	deadline := time.Now().Add(ParkPatience)
+	for {
+		got := parkedCount(marks)
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d goroutines in %s parked after %v", got, n, strings.Join(marks, ", "), ParkPatience)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// parkedCount counts the parked goroutines whose stacks contain every
+// one of marks.
+func parkedCount(marks []string) int {
+	n := 0
+	for _, st := range Running(marks[0]) {
+		if parked.MatchString(st) && containsAll(st, marks) {
+			n++
+		}
+	}
+	return n
+}
+
+func containsAll(s string, marks []string) bool {
+	for _, m := range marks {
+		if !strings.Contains(s, m) {
+			return false
+		}
+	}
+	return true
+}

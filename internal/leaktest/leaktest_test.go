@@ -2,6 +2,7 @@ package leaktest
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -9,17 +10,47 @@ import (
 //go:noinline
 func parkedInLeaktest(stop <-chan struct{}) { <-stop }
 
-// waitParked waits until n goroutines are in parkedInLeaktest: a goroutine
-// just started may not have reached it yet.
+// waitParked waits until n goroutines are parked in parkedInLeaktest:
+// a goroutine just started may not have reached it yet.
 func waitParked(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(Running("leaktest.parkedInLeaktest")) != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines parked, want %d", len(Running("leaktest.parkedInLeaktest")), n)
-		}
-		time.Sleep(time.Millisecond)
+	WaitParked(t, n, "leaktest.parkedInLeaktest")
+}
+
+//go:noinline
+func spinInLeaktest(stop *atomic.Bool, spinning chan<- struct{}) {
+	close(spinning)
+	for !stop.Load() {
 	}
+}
+
+// TestParkedCount: a goroutine blocked on a channel is parked; one that
+// runs is not, whatever it runs.
+func TestParkedCount(t *testing.T) {
+	var stop atomic.Bool
+	spinning, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		spinInLeaktest(&stop, spinning)
+	}()
+	<-spinning
+	if n := parkedCount([]string{"leaktest.spinInLeaktest"}); n != 0 {
+		t.Errorf("a spinning goroutine counted as parked (%d)", n)
+	}
+	stop.Store(true)
+	<-done
+	wake := make(chan struct{})
+	parkedDone := make(chan struct{})
+	go func() {
+		defer close(parkedDone)
+		parkedInLeaktest(wake)
+	}()
+	WaitParked(t, 1, "leaktest.parkedInLeaktest")
+	if n := parkedCount([]string{"leaktest.parkedInLeaktest", "no such frame"}); n != 0 {
+		t.Errorf("a goroutine without every mark counted (%d)", n)
+	}
+	close(wake)
+	<-parkedDone
 }
 
 func TestWaitSeesALeftGoroutine(t *testing.T) {
