@@ -314,31 +314,12 @@ func (r *captionsRun) run(ctx context.Context) error {
 	keepAlive := clk.NewTicker(c.cfg.KeepAlive / 4)
 	defer keepAlive.Stop()
 	// While stopping, the session waits for the service to finish what
-	// it was sent for as long as the service makes progress (a message,
-	// a connection) or shows it is there (a pong, see closePing), and
-	// gives up only after a wait without any of closeTimeout, plus,
-	// while connected, twice the audio still to be finalized: a busy
-	// machine or service is slow, not gone, and its last lines are
-	// kept; an unreachable one is not waited for longer.
-	// closeLimit bounds the whole wait, however the service behaves.
-	closeWait, closeLimit := clk.NewTimer(time.Hour), clk.NewTimer(time.Hour)
-	closeWait.Stop()
-	closeLimit.Stop()
-	defer closeWait.Stop()
-	defer closeLimit.Stop()
-	var closeDeadline, closeLimitC <-chan time.Time
-	closeAfter := func() time.Duration {
-		if r.conn == nil {
-			return closeTimeout
-		}
-		return closeTimeout + 2*r.buffered()
-	}
-	progress := func() {
-		if closeDeadline != nil {
-			closeWait.Reset(closeAfter())
-		}
-	}
-	ping := newClosePing()
+	// it was sent (see closeWait), giving up after a silence of
+	// closeTimeout plus, while connected, twice the audio still to be
+	// finalized: a busy machine or service is slow, not gone, and its
+	// last lines are kept; an unreachable one is not waited for longer.
+	cw := newCloseWait(clk, c.log, "captions")
+	defer cw.stop()
 
 	captureCtx, stopCapture := context.WithCancel(ctx)
 	r.wg.Add(1)
@@ -368,43 +349,21 @@ func (r *captionsRun) run(ctx context.Context) error {
 			r.finish(store.StatusCancelled, nil)
 			return ctx.Err()
 		case <-stopCh:
-			stopCh = nil // handled once
-			r.stopping = true
-			frames = nil
+			stopCh, frames = nil, nil // handled once
 			stopCapture()
-			r.setState(StateStopping, nil)
-			closeWait.Reset(closeAfter())
-			closeDeadline = closeWait.C()
-			closeLimit.Reset(maxCloseWait)
-			closeLimitC = closeLimit.C()
-			if r.conn == nil {
-				if r.bufferedSamples() == 0 || !r.dialing && r.attempt == 0 {
-					return r.finishDone(ErrNotConnected)
-				}
-				continue // a connection is coming: it will take the audio first
+			if ended, err := r.beginStop(ctx, cw); ended {
+				return err
 			}
-			if err := r.closeStream(ctx); err != nil {
-				return r.finishDone(err)
+		case <-cw.silence():
+			if ended, err := r.onSilence(ctx, cw); ended {
+				return err
 			}
-		case <-closeDeadline:
-			if r.dialing {
-				// A connection attempt is under way, bounded by its own
-				// timeout: its answer decides whether there is a service
-				// to wait for.
-				closeWait.Reset(closeTimeout)
-				continue
-			}
-			if r.conn != nil && ping.start(ctx, &r.wg, r.conn.stream.Ping) {
-				closeWait.Reset(closeTimeout)
-				continue
-			}
-			return r.finishDone(ErrServiceSilent)
-		case err := <-ping.C():
-			if !ping.answered(err, c.log, "captions") {
+		case err := <-cw.pong():
+			if !cw.answered(err) {
 				return r.finishDone(ErrServiceSilent)
 			}
-			progress() // there, and busy with the audio it has
-		case <-closeLimitC:
+			cw.progress(r.closeAfter()) // there, and busy with the audio it has
+		case <-cw.bound():
 			return r.finishDone(ErrServiceSlow)
 		case m := <-r.muteCh():
 			r.setMuted(ctx, m)
@@ -420,27 +379,12 @@ func (r *captionsRun) run(ctx context.Context) error {
 			r.dialing = false
 			r.onDialed(ctx, d)
 			if d.err == nil {
-				progress()
+				cw.progress(r.closeAfter())
 			}
 		case <-r.retry.C():
 			r.dial(ctx)
 		case m := <-r.msgs:
-			if m.msg.conn != r.conn {
-				continue // from a connection already dropped
-			}
-			if m.err != nil {
-				if r.stopping && r.conn.closing && errors.Is(m.err, io.EOF) {
-					return r.finishDone(nil) // the service finished
-				}
-				if r.stopping {
-					return r.finishDone(m.err)
-				}
-				r.lost(ctx, m.err)
-				continue
-			}
-			progress()
-			if err := r.onMessage(ctx, m.msg.msg); err != nil {
-				r.finish(store.StatusFailed, err)
+			if ended, err := r.onReceived(ctx, cw, m); ended {
 				return err
 			}
 		case <-keepAlive.C():
@@ -452,6 +396,77 @@ func (r *captionsRun) run(ctx context.Context) error {
 			return r.lastErr
 		}
 	}
+}
+
+// closeAfter is how long a stopping session waits for a word from the
+// service: closeTimeout, plus, while connected, twice the audio still to
+// be finalized.
+func (r *captionsRun) closeAfter() time.Duration {
+	if r.conn == nil {
+		return closeTimeout
+	}
+	return closeTimeout + 2*r.buffered()
+}
+
+// beginStop starts the end of the session, at Stop or at the end of its
+// source: the service is asked to finish what it was sent, and the wait
+// for it begins. It reports whether the session has ended already, with
+// its error: with no connection, and none coming.
+func (r *captionsRun) beginStop(ctx context.Context, cw *closeWait) (bool, error) {
+	r.stopping = true
+	r.setState(StateStopping, nil)
+	cw.begin(r.closeAfter())
+	if r.conn == nil {
+		if r.bufferedSamples() == 0 || !r.dialing && r.attempt == 0 {
+			return true, r.finishDone(ErrNotConnected)
+		}
+		return false, nil // a connection is coming: it will take the audio first
+	}
+	if err := r.closeStream(ctx); err != nil {
+		return true, r.finishDone(err)
+	}
+	return false, nil
+}
+
+// onSilence handles a stopping session's wait that ended without a word
+// from the service, and reports whether the session has ended, with its
+// error.
+func (r *captionsRun) onSilence(ctx context.Context, cw *closeWait) (bool, error) {
+	if r.dialing {
+		// A connection attempt is under way, bounded by its own timeout:
+		// its answer decides whether there is a service to wait for.
+		cw.progress(closeTimeout)
+		return false, nil
+	}
+	if r.conn != nil && cw.silent(ctx, &r.wg, r.conn.stream.Ping, r.closeAfter()) {
+		return false, nil
+	}
+	return true, r.finishDone(ErrServiceSilent)
+}
+
+// onReceived handles what a connection's reader delivered: a message, or
+// the end of the connection. It reports whether the session has ended,
+// with its error.
+func (r *captionsRun) onReceived(ctx context.Context, cw *closeWait, m received[connMessage]) (bool, error) {
+	if m.msg.conn != r.conn {
+		return false, nil // from a connection already dropped
+	}
+	if m.err != nil {
+		if r.stopping && r.conn.closing && errors.Is(m.err, io.EOF) {
+			return true, r.finishDone(nil) // the service finished
+		}
+		if r.stopping {
+			return true, r.finishDone(m.err)
+		}
+		r.lost(ctx, m.err)
+		return false, nil
+	}
+	cw.progress(r.closeAfter())
+	if err := r.onMessage(ctx, m.msg.msg); err != nil {
+		r.finish(store.StatusFailed, err)
+		return true, err
+	}
+	return false, nil
 }
 
 func (r *captionsRun) muteCh() <-chan bool { return r.c.muteCh }

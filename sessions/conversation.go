@@ -489,22 +489,15 @@ func (r *conversationRun) run(ctx context.Context) error {
 
 	r.setState(StateLive, nil)
 	var (
-		frames        = r.frames
-		stopCh        = c.stopping()
-		ctl           = c.ctl
-		closeWait     = c.clock.NewTimer(time.Hour)
-		closeLimit    = c.clock.NewTimer(time.Hour)
-		closeDeadline <-chan time.Time
-		closeLimitC   <-chan time.Time
-		ping          = newClosePing()
-		tail          clock.Ticker
-		tailC         <-chan time.Time
-		tailLeft      time.Duration
+		frames   = r.frames
+		stopCh   = c.stopping()
+		ctl      = c.ctl
+		cw       = newCloseWait(c.clock, c.log, "conversation")
+		tail     clock.Ticker
+		tailC    <-chan time.Time
+		tailLeft time.Duration
 	)
-	closeWait.Stop()
-	closeLimit.Stop()
-	defer closeWait.Stop()
-	defer closeLimit.Stop()
+	defer cw.stop()
 	defer func() {
 		if tail != nil {
 			tail.Stop()
@@ -515,10 +508,7 @@ func (r *conversationRun) run(ctx context.Context) error {
 		frames, stopCh, tailC, ctl = nil, nil, nil, nil
 		stopCapture()
 		r.setState(StateStopping, nil)
-		closeWait.Reset(closeTimeout)
-		closeDeadline = closeWait.C()
-		closeLimit.Reset(maxCloseWait)
-		closeLimitC = closeLimit.C()
+		cw.begin(r.closeAfter())
 		r.closing = true
 		c.emit(&SentEvent{Type: api.TypeCloseStream, At: c.clock.Now()})
 		return r.stream.CloseStream(ctx)
@@ -532,18 +522,16 @@ func (r *conversationRun) run(ctx context.Context) error {
 			if err := closeStream(); err != nil {
 				return r.finishDone(err)
 			}
-		case <-closeDeadline:
-			if ping.start(ctx, &r.wg, r.stream.Ping) {
-				closeWait.Reset(closeTimeout)
-				continue
-			}
-			return r.finishDone(ErrServiceSilent)
-		case err := <-ping.C():
-			if !ping.answered(err, c.log, "conversation") {
+		case <-cw.silence():
+			if !cw.silent(ctx, &r.wg, r.stream.Ping, r.closeAfter()) {
 				return r.finishDone(ErrServiceSilent)
 			}
-			closeWait.Reset(closeTimeout) // there, and busy with the audio it has
-		case <-closeLimitC:
+		case err := <-cw.pong():
+			if !cw.answered(err) {
+				return r.finishDone(ErrServiceSilent)
+			}
+			cw.progress(r.closeAfter()) // there, and busy with the audio it has
+		case <-cw.bound():
 			return r.finishDone(ErrServiceSlow)
 		case f, ok := <-frames:
 			if !ok {
@@ -584,33 +572,41 @@ func (r *conversationRun) run(ctx context.Context) error {
 		case <-r.rec.retry():
 			r.rec.retryHeld(ctx)
 		case m := <-r.msgs:
-			if m.err != nil {
-				if r.closing && errors.Is(m.err, io.EOF) {
-					return r.finishDone(nil) // the service finished
-				}
-				err := m.err
-				if errors.Is(err, io.EOF) {
-					err = errors.New("the service closed the connection")
-				}
-				if r.closing {
-					r.c.log.Info("conversation: the stream ended while closing", "err", err)
-					return r.finishDone(err)
-				}
-				err = fmt.Errorf("conversation: %w", err)
-				r.finish(store.StatusFailed, err)
-				return err
-			}
-			if closeDeadline != nil {
-				// The service is still answering: a busy machine is slow,
-				// not gone, and the last turn is worth the wait.
-				closeWait.Reset(closeTimeout)
-			}
-			if err := r.onMessage(ctx, m); err != nil {
-				r.finish(store.StatusFailed, err)
+			if ended, err := r.onReceived(ctx, cw, m); ended {
 				return err
 			}
 		}
 	}
+}
+
+// onReceived handles what the stream's reader delivered: a message, or
+// the end of the stream. It reports whether the session has ended, with
+// its error.
+func (r *conversationRun) onReceived(ctx context.Context, cw *closeWait, m received[api.TurnMessage]) (bool, error) {
+	if m.err != nil {
+		if r.closing && errors.Is(m.err, io.EOF) {
+			return true, r.finishDone(nil) // the service finished
+		}
+		err := m.err
+		if errors.Is(err, io.EOF) {
+			err = errors.New("the service closed the connection")
+		}
+		if r.closing {
+			r.c.log.Info("conversation: the stream ended while closing", "err", err)
+			return true, r.finishDone(err)
+		}
+		err = fmt.Errorf("conversation: %w", err)
+		r.finish(store.StatusFailed, err)
+		return true, err
+	}
+	// The service is still answering: a busy machine is slow, not gone,
+	// and the last turn is worth the wait.
+	cw.progress(r.closeAfter())
+	if err := r.onMessage(ctx, m); err != nil {
+		r.finish(store.StatusFailed, err)
+		return true, err
+	}
+	return false, nil
 }
 
 // capture reads the source and hands 16 kHz frames, with the time each
@@ -885,13 +881,24 @@ func (r *conversationRun) setState(s State, err error) {
 	r.c.emit(&StateEvent{State: s, Err: err})
 }
 
+// unheard is the audio sent after the last the service reported on.
+func (r *conversationRun) unheard() time.Duration {
+	return max(0, time.Duration((float64(r.sent)/streamRate-r.heard)*float64(time.Second)))
+}
+
+// closeAfter is how long a stopping conversation waits for a word from
+// the service: closeTimeout, plus twice the audio it has not reported on
+// yet (a loaded machine decodes slower than real time).
+func (r *conversationRun) closeAfter() time.Duration {
+	return closeTimeout + 2*r.unheard()
+}
+
 // finishDone records a session that ended as asked, or with its source:
 // a failure when the source failed. why is nil when the service finished
 // what it was sent; otherwise, audio after the last the service reported
 // on makes the session partial.
 func (r *conversationRun) finishDone(why error) error {
-	lost := time.Duration((float64(r.sent)/streamRate - r.heard) * float64(time.Second))
-	if why != nil && lost >= untranscribedMin && r.source.failure() == nil {
+	if lost := r.unheard(); why != nil && lost >= untranscribedMin && r.source.failure() == nil {
 		err := &UntranscribedError{Audio: lost, Err: why}
 		r.finish(store.StatusPartial, err)
 		return err
