@@ -278,19 +278,33 @@ type fakeTimer struct {
 
 func (t *fakeTimer) C() <-chan time.Time { return t.c }
 
+// Stop and Reset drop a time that was delivered and not read, as
+// time.Timer does since Go 1.23: after either, C delivers only a time
+// still to come.
 func (t *fakeTimer) Stop() bool {
 	t.f.mu.Lock()
 	defer t.f.mu.Unlock()
+	t.drain()
 	return t.f.remove(t)
 }
 
 func (t *fakeTimer) Reset(d time.Duration) bool {
 	t.f.mu.Lock()
 	defer t.f.mu.Unlock()
+	t.drain()
 	active := t.f.remove(t)
 	t.when = t.f.now.Add(d)
 	t.f.add(t)
 	return active
+}
+
+// drain drops an unread time. f.mu is held, so Advance cannot deliver
+// meanwhile.
+func (t *fakeTimer) drain() {
+	select {
+	case <-t.c:
+	default:
+	}
 }
 
 // fakeTicker is a periodic fakeTimer with Ticker's Stop.

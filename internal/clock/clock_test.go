@@ -171,3 +171,25 @@ func TestRealAfterFunc(t *testing.T) {
 		}
 	}
 }
+
+// TestFakeResetDropsUnread: as with time.Timer since Go 1.23, a time
+// delivered but not read is gone after Reset or Stop, so a loop that
+// resets its timer on every message never reads a stale firing.
+func TestFakeResetDropsUnread(t *testing.T) {
+	f := NewFake(time.Unix(0, 0))
+	tm := f.NewTimer(time.Second)
+	f.Advance(time.Second) // delivered, not read
+	tm.Reset(time.Second)
+	select {
+	case <-tm.C():
+		t.Fatal("a stale time after Reset")
+	default:
+	}
+	f.Advance(time.Second)
+	tm.Stop()
+	select {
+	case <-tm.C():
+		t.Fatal("a stale time after Stop")
+	default:
+	}
+}
