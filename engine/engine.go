@@ -27,6 +27,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/tts"
+	"github.com/earshot-app/earshot/internal/clock"
 )
 
 // Defaults of the engine's limits.
@@ -75,14 +76,11 @@ type Config struct {
 	// Logger receives the engine's records; nil discards them. Keys and
 	// tokens are never logged.
 	Logger *slog.Logger
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// AfterFunc is the clock's timer: it calls f in its own goroutine
-	// once d has passed, unless the stop it returns is called first (stop
-	// reports whether it prevented the call). The recogniser's idle
-	// release runs on it. nil means time.AfterFunc; tests inject one
-	// they fire by hand.
-	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// Clock tells the time and runs the engine's timers: the idle window
+	// of streams, the recogniser's idle release, token lifetimes, the
+	// pace of the agent's voice. nil means the system's clock; tests
+	// inject a clock.Fake they move by hand.
+	Clock clock.Clock
 }
 
 // Engine serves the interface. Its handlers are safe for concurrent use.
@@ -93,7 +91,7 @@ type Config struct {
 type Engine struct {
 	cfg   Config
 	log   *slog.Logger
-	now   func() time.Time
+	clock clock.Clock
 	auth  *authenticator
 	limit *limiter
 	asr   *recognizer
@@ -106,8 +104,8 @@ type Engine struct {
 	// its last message is queued and before its session learns of the
 	// end: tests set it to hold that moment (nil in use).
 	replyEnding func()
-	// messageTaken, when not nil, runs as a /v1/listen stream's loop
-	// takes a message from the client, with a count of the messages
+	// messageTaken, when not nil, runs as a stream's loop takes a
+	// message from the client, with a count of the messages
 	// waiting behind it: tests set it to make the loop slow (nil in use).
 	messageTaken func(waiting func() int)
 
@@ -146,12 +144,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.FunctionTimeout == 0 {
 		cfg.FunctionTimeout = DefaultFunctionTimeout
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AfterFunc == nil {
-		cfg.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -160,11 +153,11 @@ func New(cfg Config) (*Engine, error) {
 	if _, err := rand.Read(signing); err != nil {
 		return nil, fmt.Errorf("engine: signing key: %w", err)
 	}
-	asr, err := newRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.AfterFunc, log)
+	asr, err := newRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.Clock, log)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	asrFast, err := newFastRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.AfterFunc, log)
+	asrFast, err := newFastRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.Clock, log)
 	if err != nil {
 		asr.close()
 		return nil, fmt.Errorf("engine: %w", err)
@@ -180,8 +173,8 @@ func New(cfg Config) (*Engine, error) {
 		cfg:     cfg,
 		llm:     cfg.LLM,
 		log:     log,
-		now:     cfg.Now,
-		auth:    newAuthenticator(cfg.Key, signing, cfg.Now),
+		clock:   cfg.Clock,
+		auth:    newAuthenticator(cfg.Key, signing, cfg.Clock.Now),
 		limit:   newLimiter(cfg.MaxConnections),
 		asr:     asr,
 		asrFast: asrFast,

@@ -108,8 +108,8 @@ func (e *Engine) handleListenStream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer done()
 	s.socket = sock
-	s.created = e.now()
-	s.run(e.ctx, s.process)
+	s.created = e.clock.Now()
+	s.serve(e.ctx, s.handler())
 	model, _ := resolveListenModel(plan.opts.Model)
 	noteAudio(r.Context(), float64(s.chans[0].samples)/sphinx.SampleRate, len(s.chans), model)
 }
@@ -204,64 +204,38 @@ func (s *listenSession) release(e *Engine) {
 	}
 }
 
-// process is the processor loop. It returns how to close the socket.
-func (s *listenSession) process(ctx context.Context, in <-chan inbound, writeFailed <-chan struct{}) (websocket.StatusCode, string) {
-	s.ctx = ctx
-	idle := time.NewTimer(s.e.cfg.IdleTimeout)
-	defer idle.Stop()
-	for {
-		var f inbound
-		select {
-		case <-ctx.Done():
-			return websocket.StatusGoingAway, reasonShutdown
-		case <-writeFailed:
-			return websocket.StatusGoingAway, ""
-		case <-idle.C:
-			var ok bool
-			if f, ok = arrivedWhileBusy(in); !ok {
-				s.sendMetadata()
-				return websocket.StatusInternalError, reasonIdle
-			}
-		case f = <-in:
-		}
-		if f.err != nil {
-			return websocket.StatusNormalClosure, ""
-		}
-		idle.Reset(s.e.cfg.IdleTimeout)
-		if h := s.e.messageTaken; h != nil {
-			h(func() int { return len(in) })
-		}
-		if f.binary {
-			if len(f.data) == 0 {
-				// A zero-length frame is taken as a close.
-				return s.finish()
-			}
-			if err := s.pushAudio(f.data); err != nil {
-				var ce *closeError
-				if errors.As(err, &ce) {
-					return ce.code, ce.reason
-				}
-				return websocket.StatusPolicyViolation, "DATA-0000: " + err.Error()
-			}
-			continue
-		}
-		if code, reason, done := s.control(f.data); done {
-			return code, reason
-		}
+// handler is what the stream does with the socket's frames.
+func (s *listenSession) handler() streamHandler {
+	return streamHandler{
+		start: func(ctx context.Context) { s.ctx = ctx },
+		text: func(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
+			return s.control(data)
+		},
+		audio: func(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
+			code, reason := s.audioFrame(data)
+			return code, reason, code != 0
+		},
+		idle: func(context.Context) (websocket.StatusCode, string) {
+			s.sendMetadata()
+			return websocket.StatusInternalError, reasonIdle
+		},
 	}
 }
 
-// arrivedWhileBusy returns a message that is waiting in in. The idle
-// window is the client's silence: when the window ends while the loop was
-// busy with the audio before (decoding is slow on a loaded machine), a
-// message that arrived meanwhile still counts.
-func arrivedWhileBusy(in <-chan inbound) (inbound, bool) {
-	select {
-	case f := <-in:
-		return f, true
-	default:
-		return inbound{}, false
+// audioFrame handles a binary frame; a non-zero code ends the stream.
+func (s *listenSession) audioFrame(data []byte) (websocket.StatusCode, string) {
+	if len(data) == 0 {
+		// A zero-length frame is taken as a close.
+		return s.finish()
 	}
+	if err := s.pushAudio(data); err != nil {
+		var ce *closeError
+		if errors.As(err, &ce) {
+			return ce.code, ce.reason
+		}
+		return websocket.StatusPolicyViolation, "DATA-0000: " + err.Error()
+	}
+	return 0, ""
 }
 
 // closeError ends a stream with its own close code and reason.

@@ -161,7 +161,7 @@ func (e *Engine) recordServed(path string, handler http.HandlerFunc) http.Handle
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec := servedRecord{
 			id:       requestID(r.Context()),
-			created:  e.now(),
+			created:  e.clock.Now(),
 			path:     path,
 			endpoint: endpoint,
 			method:   "sync",
@@ -176,7 +176,7 @@ func (e *Engine) recordServed(path string, handler http.HandlerFunc) http.Handle
 		note := &servedNote{}
 		sw := &statusWriter{ResponseWriter: w}
 		handler(sw, r.WithContext(context.WithValue(r.Context(), servedNoteKey{}, note)))
-		rec.completed = e.now()
+		rec.completed = e.clock.Now()
 		rec.code = sw.status
 		if rec.code == 0 {
 			rec.code = http.StatusOK
@@ -498,7 +498,7 @@ func (e *Engine) handleUsage(w http.ResponseWriter, r *http.Request, q map[strin
 
 	// The window as answered: the asked bounds, else the first record
 	// (or now) and now.
-	now := e.now().UTC()
+	now := e.clock.Now().UTC()
 	from, to := now, now
 	if tw.hasFrom {
 		from = tw.from.UTC()
