@@ -105,9 +105,12 @@ type Engine struct {
 	// end: tests set it to hold that moment (nil in use).
 	replyEnding func()
 	// messageTaken, when not nil, runs as a stream's loop takes a
-	// message from the client, with a count of the messages
-	// waiting behind it: tests set it to make the loop slow (nil in use).
-	messageTaken func(waiting func() int)
+	// message from the client: tests set it to make the loop busy (nil
+	// in use).
+	messageTaken func()
+	// frameQueued, when not nil, runs as a stream's reader has handed a
+	// frame to the loop: tests wait on it for a frame to be there.
+	frameQueued func()
 
 	// ctx is cancelled by Close; every stream's context derives from it.
 	ctx     context.Context

@@ -193,7 +193,7 @@ func (s *socket) loop(ctx context.Context, in <-chan inbound, h streamHandler) (
 			idle.Reset(s.e.cfg.IdleTimeout)
 		}
 		if hook := s.e.messageTaken; hook != nil {
-			hook(func() int { return len(in) })
+			hook()
 		}
 		handle := h.text
 		if f.binary {
@@ -223,6 +223,9 @@ func (s *socket) read(ctx context.Context, in chan<- inbound, stop <-chan struct
 		f := inbound{binary: typ == websocket.MessageBinary, data: data, err: err}
 		select {
 		case in <- f:
+			if h := s.e.frameQueued; h != nil {
+				h()
+			}
 		case <-stop:
 		case <-ctx.Done():
 			return

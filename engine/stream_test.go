@@ -757,43 +757,6 @@ func TestStreamIdle(t *testing.T) {
 	}
 }
 
-// TestStreamIdleWhileBusy: the idle window is the client's silence, not
-// the engine's: when the stream's loop is busy past the window (decoding
-// on a loaded machine), messages that arrived meanwhile keep the stream
-// open. The loop is made slow through a test hook: for each audio
-// message it waits until the next message has arrived, then is busy for
-// three idle windows.
-func TestStreamIdleWhileBusy(t *testing.T) {
-	t.Parallel()
-	const idle = 100 * time.Millisecond
-	l := startEngine(t, Config{IdleTimeout: idle, Recognizer: RecognizerConfig{Warm: -1}})
-	ctx := testContext(t, time.Minute)
-	const audioMessages = 8
-	taken := 0 // only the stream's loop calls the hook
-	l.Engine.messageTaken = func(waiting func() int) {
-		if taken++; taken > audioMessages {
-			return // CloseStream, with nothing behind it
-		}
-		for waiting() == 0 && ctx.Err() == nil {
-			time.Sleep(time.Millisecond) // the test's client sends at once
-		}
-		time.Sleep(3 * idle) // a slow decoder, not a wait for an event
-	}
-	s := openStream(t, ctx, l, linear16(api.ListenOptions{}))
-	for range audioMessages {
-		if err := s.Send(ctx, make([]byte, 640)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.CloseStream(ctx); err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := drain(ctx, s)
-	if !errors.Is(err, io.EOF) || len(msgs) == 0 || msgs[len(msgs)-1].MessageType() != api.TypeMetadata {
-		t.Errorf("messages %v, end %v: want a normal close after Metadata", types(msgs), err)
-	}
-}
-
 // unknownCodec returns a copy of a WAV file whose format chunk names a
 // codec no decoder knows.
 func unknownCodec(wav []byte) []byte {
