@@ -336,3 +336,39 @@ func checkShutdown(t *testing.T, ctx context.Context, r *socketRig, ep socketEnd
 		t.Errorf("closed with %v; want 1001 %q", err, reasonShutdown)
 	}
 }
+
+// TestLoopEnds checks, with no network, how the loop ends on what
+// TestSocketLoop cannot single out: a failed write (the client is gone
+// while its reader has not noticed) and the engine's Close, each with
+// its close code, however the handler is set.
+func TestLoopEnds(t *testing.T) {
+	t.Parallel()
+	e := &Engine{clock: newTestClock(), cfg: Config{IdleTimeout: DefaultIdleTimeout}}
+	h := streamHandler{idle: func(context.Context) (websocket.StatusCode, string) { return websocket.StatusInternalError, reasonIdle }}
+	for _, tc := range []struct {
+		name       string
+		writeFails bool
+		shutdown   bool
+		code       websocket.StatusCode
+		reason     string
+	}{
+		{"write failed", true, false, websocket.StatusGoingAway, ""},
+		{"engine closed", false, true, websocket.StatusGoingAway, reasonShutdown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &socket{e: e, writeFailed: make(chan struct{})}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.writeFails {
+				close(s.writeFailed)
+			}
+			if tc.shutdown {
+				cancel()
+			}
+			code, reason := s.loop(ctx, make(chan inbound), h)
+			if code != tc.code || reason != tc.reason {
+				t.Errorf("loop ended %d %q, want %d %q", code, reason, tc.code, tc.reason)
+			}
+		})
+	}
+}
