@@ -97,9 +97,6 @@ var llmClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
 
 // handleAgent serves the /v1/agent/converse WebSocket.
 func (e *Engine) handleAgent(w http.ResponseWriter, r *http.Request) {
-	if refuseOrigin(w, r) {
-		return
-	}
 	if len(r.URL.Query()) > 0 {
 		writeError(w, r, http.StatusBadRequest, api.CodeBadRequest, "The voice agent takes no query parameters: everything is in the Settings message.")
 		return

@@ -23,8 +23,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/tts"
 	"github.com/earshot-app/earshot/internal/clock"
@@ -303,21 +301,29 @@ func isWebSocket(r *http.Request) bool {
 	return r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 
+// handlerFor composes the handler of a host from the middlewares of
+// middleware.go: every request gets an id and, on a loopback-only engine,
+// its Host is checked; then the router finds its path.
 func (e *Engine) handlerFor(h host) http.Handler {
-	routes := e.routes(h)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rid := uuid.NewString()
-		w.Header().Set(api.HeaderRequestID, rid)
-		ctx := context.WithValue(r.Context(), keyRequestID, rid)
-		r = r.WithContext(ctx)
+	return requestIDs(e.loopbackHosts(e.router(h)))
+}
 
-		if e.cfg.LoopbackOnly && !loopbackHost(r.Host) {
-			writeError(w, r, http.StatusForbidden, "FORBIDDEN_HOST", "The local engine answers only requests addressed to a loopback host.")
+// router serves each path with its route: an unknown path is answered
+// 404 before anything else is checked; a known one is authenticated, then
+// served by its route.
+func (e *Engine) router(h host) http.Handler {
+	routes := map[string]http.Handler{}
+	for path, rt := range e.routes(h) {
+		routes[path] = e.authenticate(e.serveRoute(path, rt))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := strings.TrimSuffix(r.URL.Path, "/")
+		if next, ok := routes[path]; ok {
+			next.ServeHTTP(w, r)
 			return
 		}
-		path := strings.TrimSuffix(r.URL.Path, "/")
-		rt, ok := routes[path]
-		if !ok && h == mainHost && strings.HasPrefix(path, api.PathModels+"/") {
+		rt, ok := route{}, false
+		if h == mainHost && strings.HasPrefix(path, api.PathModels+"/") {
 			rt, ok = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleModel}}, true
 		}
 		if !ok && h == mainHost {
@@ -327,12 +333,24 @@ func (e *Engine) handlerFor(h host) http.Handler {
 			e.notFound(w, r, h, path)
 			return
 		}
-		cred, err := e.auth.check(r.Header.Get("Authorization"))
-		if err != nil {
-			writeError(w, r, http.StatusUnauthorized, api.CodeInvalidAuth, "Invalid credentials.")
-			return
+		e.authenticate(e.serveRoute(path, rt)).ServeHTTP(w, r)
+	})
+}
+
+// serveRoute serves the methods of rt: what the engine does not offer
+// is answered 501, a method the path does not take 405; one it takes is
+// served within the concurrency allowance and recorded as usage, and a
+// WebSocket upgrade only from the same origin.
+func (e *Engine) serveRoute(path string, rt route) http.Handler {
+	methods := map[string]http.Handler{}
+	for m, handler := range rt.methods {
+		var next http.Handler = handler
+		if m == "WS" {
+			next = sameOrigin(next)
 		}
-		r = r.WithContext(context.WithValue(r.Context(), keyCredential, cred))
+		methods[m] = e.allowance(weightRequest)(e.recordUsage(path)(next))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.notOffered != "" {
 			writeError(w, r, http.StatusNotImplemented, "NOT_IMPLEMENTED", "The local engine does not offer "+rt.notOffered+" yet.")
 			return
@@ -341,18 +359,13 @@ func (e *Engine) handlerFor(h host) http.Handler {
 		if isWebSocket(r) {
 			method = "WS"
 		}
-		handler, ok := rt.methods[method]
+		next, ok := methods[method]
 		if !ok {
 			w.Header().Set("Allow", allowed(rt))
 			writeError(w, r, http.StatusMethodNotAllowed, api.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s.", describeMethod(r), path))
 			return
 		}
-		if !e.limit.acquire(weightRequest) {
-			e.tooMany(w, r)
-			return
-		}
-		defer e.limit.release(weightRequest)
-		e.recordServed(path, handler)(w, r)
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"hash"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -39,21 +37,6 @@ const (
 	reasonShutdown = "the local engine is shutting down"
 )
 
-// checkOrigin refuses a WebSocket upgrade from a web page of another
-// origin: a page a person happens to visit must not reach the engine
-// through their browser. Clients that are not browsers send no Origin.
-func checkOrigin(r *http.Request) error {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return nil
-	}
-	u, err := url.Parse(o)
-	if err != nil || !strings.EqualFold(u.Host, r.Host) {
-		return fmt.Errorf("connections from the web page %q are refused", o)
-	}
-	return nil
-}
-
 // handleListenStream serves the /v1/listen WebSocket. Every check happens
 // before the upgrade, so a refused request gets an HTTP status and an
 // error body, as the service answers at the handshake.
@@ -62,9 +45,6 @@ func checkOrigin(r *http.Request) error {
 // recognised on its own (see listen_multichannel.go); otherwise the
 // channels are mixed to one, as batch transcription does.
 func (e *Engine) handleListenStream(w http.ResponseWriter, r *http.Request) {
-	if refuseOrigin(w, r) {
-		return
-	}
 	plan, err := e.planListen(r.URL.Query(), api.Streaming)
 	if err != nil {
 		writeOptionError(w, r, err)

@@ -92,9 +92,6 @@ func turnSettings(o api.TurnOptions) turn.Settings {
 // before the upgrade, so a refused request gets an HTTP status and an
 // error body.
 func (e *Engine) handleTurnStream(w http.ResponseWriter, r *http.Request) {
-	if refuseOrigin(w, r) {
-		return
-	}
 	plan, err := e.planTurns(r.URL.Query())
 	if err != nil {
 		writeOptionError(w, r, err)

@@ -74,16 +74,6 @@ type streamHandler struct {
 	stop func()
 }
 
-// refuseOrigin refuses, with 403 and an error body, a WebSocket upgrade
-// that checkOrigin refuses; it reports whether it did.
-func refuseOrigin(w http.ResponseWriter, r *http.Request) bool {
-	if err := checkOrigin(r); err != nil {
-		writeError(w, r, http.StatusForbidden, "FORBIDDEN_ORIGIN", "The local engine refuses WebSocket connections from web pages: "+err.Error()+".")
-		return true
-	}
-	return false
-}
-
 // acceptSocket counts a stream, so that the engine's Close waits for it,
 // and upgrades the request; every other check must have been made. A
 // client message may hold readLimit bytes, and queue frames may wait for

@@ -37,9 +37,6 @@ type speakSocket struct {
 // HTTP status and an error body. When ok, done must be called once the
 // socket has been served; otherwise the request has been answered.
 func (e *Engine) acceptSpeak(w http.ResponseWriter, r *http.Request, plan func(url.Values, api.Mode) (*speakPlan, error)) (s *speakSocket, p *speakPlan, done func(), ok bool) {
-	if refuseOrigin(w, r) {
-		return nil, nil, nil, false
-	}
 	p, err := plan(r.URL.Query(), api.Streaming)
 	if err != nil {
 		writeOptionError(w, r, err)
