@@ -188,13 +188,8 @@ func (s *listenSession) release(e *Engine) {
 func (s *listenSession) handler() streamHandler {
 	return streamHandler{
 		start: func(ctx context.Context) { s.ctx = ctx },
-		text: func(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
-			return s.control(data)
-		},
-		audio: func(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
-			code, reason := s.audioFrame(data)
-			return code, reason, code != 0
-		},
+		text:  s.control,
+		audio: s.audioFrame,
 		idle: func(context.Context) (websocket.StatusCode, string) {
 			s.sendMetadata()
 			return websocket.StatusInternalError, reasonIdle
@@ -202,20 +197,21 @@ func (s *listenSession) handler() streamHandler {
 	}
 }
 
-// audioFrame handles a binary frame; a non-zero code ends the stream.
-func (s *listenSession) audioFrame(data []byte) (websocket.StatusCode, string) {
+// audioFrame handles a binary frame. done reports that the stream ends.
+func (s *listenSession) audioFrame(_ context.Context, data []byte) (code websocket.StatusCode, reason string, done bool) {
 	if len(data) == 0 {
 		// A zero-length frame is taken as a close.
-		return s.finish()
+		code, reason = s.finish()
+		return code, reason, true
 	}
 	if err := s.pushAudio(data); err != nil {
 		var ce *closeError
 		if errors.As(err, &ce) {
-			return ce.code, ce.reason
+			return ce.code, ce.reason, true
 		}
-		return websocket.StatusPolicyViolation, "DATA-0000: " + err.Error()
+		return websocket.StatusPolicyViolation, "DATA-0000: " + err.Error(), true
 	}
-	return 0, ""
+	return 0, "", false
 }
 
 // closeError ends a stream with its own close code and reason.
@@ -227,7 +223,7 @@ type closeError struct {
 func (e *closeError) Error() string { return e.reason }
 
 // control handles a text message. done reports that the stream ends.
-func (s *listenSession) control(data []byte) (websocket.StatusCode, string, bool) {
+func (s *listenSession) control(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
 	m, err := api.DecodeControlMessage(data)
 	if err != nil {
 		s.send(&api.StreamError{Type: api.TypeError, Variant: "SchemaError", Description: "The text message is not a JSON object with a type."})

@@ -159,13 +159,8 @@ func (s *turnSession) handler() streamHandler {
 		start: func(context.Context) {
 			s.send(api.Connected{RequestID: s.rid, SequenceID: s.nextSeq()})
 		},
-		text: func(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
-			return s.control(data)
-		},
-		audio: func(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
-			code, reason := s.audioFrame(data)
-			return code, reason, code != 0
-		},
+		text:  s.control,
+		audio: s.audioFrame,
 		idle: func(context.Context) (websocket.StatusCode, string) {
 			s.send(api.TurnError{SequenceID: s.nextSeq(), Code: api.CodeNetTimeout, Description: "No audio or text message arrived within the timeout window."})
 			return websocket.StatusInternalError, reasonIdle
@@ -173,27 +168,28 @@ func (s *turnSession) handler() streamHandler {
 	}
 }
 
-// audioFrame handles a binary frame; a non-zero code ends the stream.
-func (s *turnSession) audioFrame(data []byte) (websocket.StatusCode, string) {
+// audioFrame handles a binary frame. done reports that the stream ends.
+func (s *turnSession) audioFrame(_ context.Context, data []byte) (code websocket.StatusCode, reason string, done bool) {
 	if len(data) == 0 {
 		// A zero-length frame is taken as a close, as on /v1/listen.
-		return s.finish()
+		code, reason = s.finish()
+		return code, reason, true
 	}
 	if err := s.pushAudio(data); err != nil {
 		var ue undecodableError
 		if errors.As(err, &ue) {
 			s.send(api.TurnError{SequenceID: s.nextSeq(), Code: api.CodeUndecodable, Description: ue.Error()})
-			return websocket.StatusPolicyViolation, "DATA-0000: " + ue.Error()
+			return websocket.StatusPolicyViolation, "DATA-0000: " + ue.Error(), true
 		}
 		s.e.log.Error("recogniser failed", "request_id", s.rid, "err", err)
 		s.send(api.TurnError{SequenceID: s.nextSeq(), Code: api.CodeInternalServerError, Description: "The recogniser failed."})
-		return websocket.StatusInternalError, "the recogniser failed"
+		return websocket.StatusInternalError, "the recogniser failed", true
 	}
-	return 0, ""
+	return 0, "", false
 }
 
 // control handles a text message. done reports that the stream ends.
-func (s *turnSession) control(data []byte) (websocket.StatusCode, string, bool) {
+func (s *turnSession) control(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
 	m, err := api.DecodeTurnClientMessage(data)
 	switch {
 	case errors.Is(err, api.ErrBadConfigure):

@@ -705,7 +705,7 @@ func FuzzTurnControl(f *testing.F) {
 		defer stream.Close()
 		s := &turnSession{socket: &socket{e: shared.Engine, out: make(chan outFrame, 16)}, turnFeed: turnFeed{det: det, stream: stream}, audio: ad,
 			opts: api.TurnOptions{Model: api.ModelFluxGeneralEN, Encoding: "linear16", SampleRate: 16000}}
-		_, _, done := s.control([]byte(msg))
+		_, _, done := s.control(t.Context(), []byte(msg))
 		close(s.out)
 		var answers []string
 		for f := range s.out {
