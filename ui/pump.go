@@ -45,7 +45,7 @@ type pump struct {
 // newPump returns a pump that hands events to apply through onUI, at
 // most once per frameInterval.
 func (a *App) newPump(events <-chan sessions.Event, apply func([]sessions.Event)) *pump {
-	return &pump{events: events, apply: apply, ui: a.onUI, frame: frameInterval, clock: esclock.Real{}}
+	return &pump{events: events, apply: apply, ui: a.onUI, frame: frameInterval, clock: a.clock}
 }
 
 // run reads events until the channel is closed, and returns once the
