@@ -28,11 +28,12 @@ type socketEndpoint struct {
 	// probe is a text message the endpoint answers with a message of
 	// type answer, the stream staying open.
 	probe, answer string
-	// The idle close: the type and code of the last message, the close
-	// code and reason. idleType "" means the endpoint has no idle window.
-	idleType, idleCode string
-	idleClose          websocket.StatusCode
-	idleReason         string
+	// The idle close: the type and code of the last message, words its
+	// description holds, the close code and reason. idleType "" means
+	// the endpoint has no idle window.
+	idleType, idleCode, idleSays string
+	idleClose                    websocket.StatusCode
+	idleReason                   string
 }
 
 // socketEndpoints are every WebSocket endpoint of the engine, with the
@@ -48,7 +49,8 @@ var socketEndpoints = []socketEndpoint{
 		name: "/v2/listen", path: api.PathListenV2, query: "model=flux-general-en&encoding=linear16&sample_rate=16000",
 		greeting: []string{api.TypeConnected},
 		probe:    `{"type":"ForceEndTurn"}`, answer: api.TypeWarning,
-		idleType: api.TypeError, idleCode: api.CodeNetTimeout, idleClose: websocket.StatusInternalError, idleReason: reasonIdle,
+		idleType: api.TypeError, idleCode: api.CodeNetTimeout, idleSays: "timeout window",
+		idleClose: websocket.StatusInternalError, idleReason: reasonIdle,
 	},
 	{
 		name: "/v1/speak", path: api.PathSpeak,
@@ -73,7 +75,8 @@ var socketEndpoints = []socketEndpoint{
 			expectMessage(t, ctx, c, api.TypeSettingsApplied)
 		},
 		probe: `{"type":"UpdatePrompt","prompt":"Be brief."}`, answer: api.TypePromptUpdated,
-		idleType: api.TypeError, idleCode: api.CodeAgentIdle, idleClose: websocket.StatusPolicyViolation, idleReason: api.CodeAgentIdle,
+		idleType: api.TypeError, idleCode: api.CodeAgentIdle, idleSays: "send KeepAlive",
+		idleClose: websocket.StatusPolicyViolation, idleReason: api.CodeAgentIdle,
 	},
 }
 
@@ -89,8 +92,9 @@ type socketRig struct {
 	// it takes until that channel is closed; taken is told when it does.
 	hold  chan chan struct{}
 	taken chan struct{}
-	// queued is told each time a frame has been handed to the loop.
-	queued chan struct{}
+	// queued is told each time a frame has been handed to the loop, took
+	// each time the loop takes a message.
+	queued, took chan struct{}
 }
 
 func newSocketRig(t *testing.T) *socketRig {
@@ -99,12 +103,14 @@ func newSocketRig(t *testing.T) *socketRig {
 		clk:    newTestClock(),
 		hold:   make(chan chan struct{}, 1),
 		taken:  make(chan struct{}, 1),
-		queued: make(chan struct{}, 64),
+		queued: make(chan struct{}, 1024),
+		took:   make(chan struct{}, 1024),
 	}
 	// The spec's idle window, on the fake clock; no idle release of the
 	// recogniser, so the streams' idle timers are the only timers.
 	r.l = startEngine(t, Config{Clock: r.clk, Recognizer: RecognizerConfig{Warm: -1, IdleRelease: -1}})
 	r.l.Engine.messageTaken = func() {
+		r.took <- struct{}{}
 		select {
 		case release := <-r.hold:
 			r.taken <- struct{}{}
@@ -152,11 +158,23 @@ func (r *socketRig) open(t *testing.T, ctx context.Context, ep socketEndpoint) *
 	return c
 }
 
-// drainQueued forgets the frames handed to the loop so far.
+// await waits for a signal of the loop's hooks, or fails the test when
+// ctx ends first (the stream ended, and the signal will never come).
+func await(t *testing.T, ctx context.Context, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		t.Fatalf("waiting for %s: %v", what, ctx.Err())
+	}
+}
+
+// drainQueued forgets the frames handed to and taken by the loop so far.
 func (r *socketRig) drainQueued() {
 	for {
 		select {
 		case <-r.queued:
+		case <-r.took:
 		default:
 			return
 		}
@@ -170,22 +188,29 @@ func writeText(t *testing.T, ctx context.Context, c *websocket.Conn, msg string)
 	}
 }
 
+// frameMsg is what the loop's tests read of a message.
+type frameMsg struct{ Type, Code, Description string }
+
 // nextFrameMsg reads the next text message (audio is skipped) and returns
 // its type and code, or the error that ended the stream.
 func nextFrameMsg(ctx context.Context, c *websocket.Conn) (typ, code string, err error) {
+	m, err := readFrameMsg(ctx, c)
+	return m.Type, m.Code, err
+}
+
+// readFrameMsg reads the next text message; audio is skipped.
+func readFrameMsg(ctx context.Context, c *websocket.Conn) (frameMsg, error) {
 	for {
 		mt, b, err := c.Read(ctx)
 		if err != nil {
-			return "", "", err
+			return frameMsg{}, err
 		}
 		if mt == websocket.MessageBinary {
 			continue
 		}
-		var m struct{ Type, Code string }
-		if err := json.Unmarshal(b, &m); err != nil {
-			return "", "", err
-		}
-		return m.Type, m.Code, nil
+		var m frameMsg
+		err = json.Unmarshal(b, &m)
+		return m, err
 	}
 }
 
@@ -242,10 +267,10 @@ func checkBusyLoop(t *testing.T, ctx context.Context, r *socketRig, ep socketEnd
 		release := make(chan struct{})
 		r.hold <- release
 		writeText(t, ctx, c, ep.probe)
-		<-r.queued
-		<-r.taken // the loop holds the first message
+		await(t, ctx, r.queued, "the first message to reach the loop")
+		await(t, ctx, r.taken, "the loop to hold the first message")
 		writeText(t, ctx, c, ep.probe)
-		<-r.queued // the second one waits for it
+		await(t, ctx, r.queued, "the second message to wait for the loop")
 		r.clk.Advance(r.l.Engine.cfg.IdleTimeout + time.Second)
 		close(release)
 		for i := range 2 {
@@ -286,9 +311,9 @@ func checkLoopIdle(t *testing.T, ctx context.Context, r *socketRig, ep socketEnd
 	}
 	r.clk.Advance(idle - time.Millisecond)
 	r.clk.Advance(time.Millisecond)
-	typ, code, err := nextFrameMsg(ctx, c)
-	if err != nil || typ != ep.idleType || code != ep.idleCode {
-		t.Fatalf("at the idle close: %s %s, %v; want %s %s", typ, code, err, ep.idleType, ep.idleCode)
+	m, err := readFrameMsg(ctx, c)
+	if err != nil || m.Type != ep.idleType || m.Code != ep.idleCode || !strings.Contains(m.Description, ep.idleSays) {
+		t.Fatalf("at the idle close: %+v, %v; want %s %s saying %q", m, err, ep.idleType, ep.idleCode, ep.idleSays)
 	}
 	_, _, err = nextFrameMsg(ctx, c)
 	var ce websocket.CloseError
@@ -306,7 +331,7 @@ func checkClientGone(t *testing.T, ctx context.Context, r *socketRig, ep socketE
 	release := make(chan struct{})
 	r.hold <- release
 	writeText(t, ctx, c, ep.probe)
-	<-r.taken
+	await(t, ctx, r.taken, "the loop to hold the message")
 	c.CloseNow()
 	close(release)
 	if leaks := leaktest.Wait(before, leaktest.DefaultWait); len(leaks) > 0 {
