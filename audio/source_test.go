@@ -116,6 +116,14 @@ func (c *fakeClock) NewTicker(time.Duration) clock.Ticker {
 	panic("fakeClock: a source asked for a ticker")
 }
 
+// AfterFunc fails the test run, as NewTicker does.
+func (c *fakeClock) AfterFunc(time.Duration, func()) clock.Timer {
+	panic("fakeClock: a source asked for AfterFunc")
+}
+
+// Since returns the fake time since t.
+func (c *fakeClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
 func (t *fakeTimer) Stop() bool {
 	t.clock.mu.Lock()
 	defer t.clock.mu.Unlock()

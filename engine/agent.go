@@ -97,9 +97,6 @@ var llmClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
 
 // handleAgent serves the /v1/agent/converse WebSocket.
 func (e *Engine) handleAgent(w http.ResponseWriter, r *http.Request) {
-	if refuseOrigin(w, r) {
-		return
-	}
 	if len(r.URL.Query()) > 0 {
 		writeError(w, r, http.StatusBadRequest, api.CodeBadRequest, "The voice agent takes no query parameters: everything is in the Settings message.")
 		return
@@ -122,8 +119,8 @@ func (e *Engine) handleAgent(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	s := &agentSession{socket: sock, dec: dec, pending: map[string]chan string{}, historyOn: true}
 	defer s.closeAll()
-	s.run(e.ctx, s.process)
-	// run has waited for the processor, the only writer of heard.
+	s.serve(e.ctx, s.handler())
+	// serve has waited for the loop, the only writer of heard.
 	noteAudio(r.Context(), float64(s.heard)/sphinx.SampleRate, 1, "")
 }
 
@@ -148,8 +145,10 @@ type agentSession struct {
 	listenV2  bool
 	convo     []think.ChatMessage // the conversation, prompt excluded
 
-	reply     *agentReply // the reply in progress, if any
-	replyDone chan replyEnd
+	reply *agentReply // the reply in progress, if any
+	// replyDone carries, from a reply's goroutine, its end for the loop
+	// to keep (replyEnded).
+	replyDone chan func(context.Context)
 	wg        sync.WaitGroup
 	queued    *agentReply // a reply to start once the one in progress ends
 	heardAt   time.Time   // when the person's last turn ended
@@ -200,64 +199,44 @@ type replyEnd struct {
 	added []think.ChatMessage
 }
 
-// process is the processor loop.
-func (s *agentSession) process(ctx context.Context, in <-chan inbound, writeFailed <-chan struct{}) (websocket.StatusCode, string) {
-	s.replyDone = make(chan replyEnd)
-	defer func() {
-		if s.reply != nil {
-			s.reply.cancel()
-		}
-		// Drain replies until every goroutine has ended.
-		go func() {
-			s.wg.Wait()
-			close(s.replyDone)
-		}()
-		for range s.replyDone {
-		}
-	}()
-	s.sendMsg(ctx, &api.Welcome{RequestID: s.rid})
-	idle := time.NewTimer(s.e.cfg.IdleTimeout)
-	defer idle.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return websocket.StatusGoingAway, reasonShutdown
-		case <-writeFailed:
-			return websocket.StatusGoingAway, ""
-		case <-idle.C:
-			f, ok := arrivedWhileBusy(in)
-			if !ok {
-				s.sendMsg(ctx, &api.AgentNotice{Type: api.TypeError, Code: api.CodeAgentIdle,
-					Description: "No audio or message arrived within the timeout window; send KeepAlive while the person is silent."})
-				return websocket.StatusPolicyViolation, api.CodeAgentIdle
+// handler is what the conversation does with the socket's frames. A
+// reply runs on a goroutine of its own, which the loop starts, cancels,
+// and hears the end of through wake; stop cancels the reply in progress
+// and waits for every reply's goroutine.
+func (s *agentSession) handler() streamHandler {
+	s.replyDone = make(chan func(context.Context))
+	return streamHandler{
+		start: func(ctx context.Context) { s.sendMsg(ctx, &api.Welcome{RequestID: s.rid}) },
+		text:  s.control,
+		audio: s.audioFrame,
+		idle: func(ctx context.Context) (websocket.StatusCode, string) {
+			s.sendMsg(ctx, &api.AgentNotice{Type: api.TypeError, Code: api.CodeAgentIdle,
+				Description: "No audio or message arrived within the timeout window; send KeepAlive while the person is silent."})
+			return websocket.StatusPolicyViolation, api.CodeAgentIdle
+		},
+		wake: s.replyDone,
+		stop: func() {
+			if s.reply != nil {
+				s.reply.cancel()
 			}
-			if code, reason, done := s.inbound(ctx, f, idle); done {
-				return code, reason
+			// Drain replies until every goroutine has ended.
+			go func() {
+				s.wg.Wait()
+				close(s.replyDone)
+			}()
+			for range s.replyDone {
 			}
-		case end := <-s.replyDone:
-			s.replyEnded(ctx, end)
-		case f := <-in:
-			if code, reason, done := s.inbound(ctx, f, idle); done {
-				return code, reason
-			}
-		}
+		},
 	}
 }
 
-// inbound handles a frame from the client. done reports that the
+// audioFrame handles the person's audio; done reports that the
 // conversation ends, and how to close the socket.
-func (s *agentSession) inbound(ctx context.Context, f inbound, idle *time.Timer) (websocket.StatusCode, string, bool) {
-	if f.err != nil {
-		return websocket.StatusNormalClosure, "", true
-	}
-	idle.Reset(s.e.cfg.IdleTimeout)
-	if !f.binary {
-		return s.control(ctx, f.data)
-	}
+func (s *agentSession) audioFrame(ctx context.Context, data []byte) (websocket.StatusCode, string, bool) {
 	if !s.applied {
 		return 0, "", false // audio before SettingsApplied is ignored
 	}
-	if err := s.hear(ctx, f.data); err != nil {
+	if err := s.hear(ctx, data); err != nil {
 		s.sendMsg(ctx, &api.AgentNotice{Type: api.TypeError, Code: api.CodeUndecodable, Description: err.Error()})
 		return websocket.StatusPolicyViolation, api.CodeUndecodable, true
 	}
@@ -559,7 +538,7 @@ func (e *Engine) resolveThinkers(chain api.ThinkChain) ([]thinker, error) {
 			out = append(out, chatThinker{think.Chat{URL: t.Endpoint.URL, Headers: t.Endpoint.Headers, Model: t.Provider.Model,
 				Temperature: t.Provider.Temperature, Client: llmClient}, t.ContextLength})
 		case t.Provider.Model == think.ModelID:
-			out = append(out, builtinThinker{a: think.Assistant{Now: e.now}, tools: thinkTools(t.Functions)})
+			out = append(out, builtinThinker{a: think.Assistant{Now: e.clock.Now}, tools: thinkTools(t.Functions)})
 		case server.URL != "":
 			usesServer = true
 			out = append(out, chatThinker{think.Chat{URL: think.ChatURL(server.URL), Headers: server.Headers,

@@ -162,7 +162,7 @@ func (s *agentSession) onEar(ctx context.Context, evs []earEvent) {
 			continue
 		}
 		if ev.text != "" {
-			s.heardAt = s.e.now()
+			s.heardAt = s.e.clock.Now()
 			s.userSaid(ctx, ev.text)
 		}
 	}

@@ -39,7 +39,7 @@ func (s *agentSession) userSaid(ctx context.Context, text string) {
 	}
 	heard := s.heardAt
 	if heard.IsZero() {
-		heard = s.e.now()
+		heard = s.e.clock.Now()
 	}
 	s.heardAt = time.Time{}
 	if q := s.queued; q != nil && q.say == "" {
@@ -79,7 +79,7 @@ func (s *agentSession) startReply(ctx context.Context, r *agentReply) {
 		if h := s.e.replyEnding; h != nil {
 			h()
 		}
-		s.replyDone <- replyEnd{r: r, added: added}
+		s.replyDone <- func(ctx context.Context) { s.replyEnded(ctx, replyEnd{r: r, added: added}) }
 	}()
 }
 
@@ -100,7 +100,7 @@ func (s *agentSession) replyEnded(ctx context.Context, end replyEnd) {
 // returns what it adds to the conversation: what was spoken (up to where
 // a barge-in cut it) and the function calls with their results.
 func (s *agentSession) runReply(ctx context.Context, r *agentReply) []think.ChatMessage {
-	sp := &speaker{s: s, r: r, ctx: ctx, begin: s.e.now(), heard: r.heardAt}
+	sp := &speaker{s: s, r: r, ctx: ctx, begin: s.e.clock.Now(), heard: r.heardAt}
 	if r.say != "" {
 		sp.firstText = sp.begin
 		sp.sentence(r.say)
@@ -120,7 +120,7 @@ func (s *agentSession) runReply(ctx context.Context, r *agentReply) []think.Chat
 		}
 		calls, err := s.thinkChain(r, msgs, tools, func(piece string) error {
 			if sp.firstText.IsZero() {
-				sp.firstText = s.e.now()
+				sp.firstText = s.e.clock.Now()
 			}
 			sp.feed(piece)
 			return r.ctx.Err()
@@ -268,11 +268,11 @@ func (s *agentSession) callFunctions(ctx context.Context, r *agentReply, calls [
 			s.queue(ctx, &api.FunctionCallResponse{ID: c.ID, Name: c.Name, Content: results[i]}, nil)
 			continue
 		}
-		t := time.NewTimer(timeout)
+		t := s.e.clock.NewTimer(timeout)
 		select {
 		case res := <-waits[i]:
 			results[i] = res
-		case <-t.C:
+		case <-t.C():
 			results[i] = `{"error":"the client did not answer this function call in time"}`
 			s.queue(ctx, &api.AgentNotice{Type: api.TypeWarning, Code: api.CodeFunctionCallTimeout,
 				Description: fmt.Sprintf("The function %s did not answer within %s; the agent goes on without it.", c.Name, timeout)}, nil)
@@ -424,7 +424,7 @@ func (sp *speaker) sentence(text string) {
 		s.e.log.Error("agent voice", "request_id", s.rid, "err", err)
 		return
 	}
-	ttsStart := s.e.now()
+	ttsStart := s.e.clock.Now()
 	spokenTo := 0
 	emit := func(f []float32, textEnd int) error {
 		b, n := enc.frame(f)
@@ -433,9 +433,9 @@ func (sp *speaker) sentence(text string) {
 		}
 		if !sp.started {
 			sp.started = true
-			now := s.e.now()
+			now := s.e.clock.Now()
 			sp.ttsLatency = now.Sub(ttsStart)
-			sp.audioStart = time.Now()
+			sp.audioStart = now
 			s.queue(r.ctx, &api.AgentStartedSpeaking{
 				TotalLatency: seconds(now.Sub(sp.heardOrBegin())),
 				TTSLatency:   seconds(sp.ttsLatency),
@@ -492,16 +492,17 @@ func (sp *speaker) heardOrBegin() time.Time {
 }
 
 // pace waits until the audio sent so far is no more than agentLead ahead
-// of real time. It reports false when the reply was cut meanwhile.
+// of the engine's clock. It reports false when the reply was cut meanwhile.
 func (sp *speaker) pace(ctx context.Context) bool {
-	ahead := time.Duration(sp.samples)*time.Second/time.Duration(sp.r.mouth.rate) - time.Since(sp.audioStart)
+	clk := sp.s.e.clock
+	ahead := time.Duration(sp.samples)*time.Second/time.Duration(sp.r.mouth.rate) - clk.Since(sp.audioStart)
 	if ahead <= agentLead {
 		return ctx.Err() == nil
 	}
-	t := time.NewTimer(ahead - agentLead)
+	t := clk.NewTimer(ahead - agentLead)
 	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-t.C():
 		return true
 	case <-ctx.Done():
 		return false

@@ -507,19 +507,6 @@ func TestAgentErrors(t *testing.T) {
 	})
 }
 
-// TestAgentIdle closes a silent conversation with a clear message.
-func TestAgentIdle(t *testing.T) {
-	t.Parallel()
-	l := startEngine(t, Config{IdleTimeout: 300 * time.Millisecond})
-	ctx := testContext(t, time.Minute)
-	c := rawAgent(t, ctx, l)
-	readAgent(t, ctx, c)
-	n, ok := readAgent(t, ctx, c).(*api.AgentNotice)
-	if !ok || n.Code != api.CodeAgentIdle || !strings.Contains(n.Description, "KeepAlive") {
-		t.Errorf("idle: %#v", n)
-	}
-}
-
 // TestAgentBargeIn: speech while the agent talks gives
 // UserStartedSpeaking, the rest of the reply's audio is not sent, and the
 // reply is kept only as far as it was spoken.

@@ -23,10 +23,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/tts"
+	"github.com/earshot-app/earshot/internal/clock"
 )
 
 // Defaults of the engine's limits.
@@ -75,14 +74,11 @@ type Config struct {
 	// Logger receives the engine's records; nil discards them. Keys and
 	// tokens are never logged.
 	Logger *slog.Logger
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// AfterFunc is the clock's timer: it calls f in its own goroutine
-	// once d has passed, unless the stop it returns is called first (stop
-	// reports whether it prevented the call). The recogniser's idle
-	// release runs on it. nil means time.AfterFunc; tests inject one
-	// they fire by hand.
-	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// Clock tells the time and runs the engine's timers: the idle window
+	// of streams, the recogniser's idle release, token lifetimes, the
+	// pace of the agent's voice. nil means the system's clock; tests
+	// inject a clock.Fake they move by hand.
+	Clock clock.Clock
 }
 
 // Engine serves the interface. Its handlers are safe for concurrent use.
@@ -93,7 +89,7 @@ type Config struct {
 type Engine struct {
 	cfg   Config
 	log   *slog.Logger
-	now   func() time.Time
+	clock clock.Clock
 	auth  *authenticator
 	limit *limiter
 	asr   *recognizer
@@ -106,10 +102,13 @@ type Engine struct {
 	// its last message is queued and before its session learns of the
 	// end: tests set it to hold that moment (nil in use).
 	replyEnding func()
-	// messageTaken, when not nil, runs as a /v1/listen stream's loop
-	// takes a message from the client, with a count of the messages
-	// waiting behind it: tests set it to make the loop slow (nil in use).
-	messageTaken func(waiting func() int)
+	// messageTaken, when not nil, runs as a stream's loop takes a
+	// message from the client: tests set it to make the loop busy (nil
+	// in use).
+	messageTaken func()
+	// frameQueued, when not nil, runs as a stream's reader has handed a
+	// frame to the loop: tests wait on it for a frame to be there.
+	frameQueued func()
 
 	// ctx is cancelled by Close; every stream's context derives from it.
 	ctx     context.Context
@@ -146,12 +145,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.FunctionTimeout == 0 {
 		cfg.FunctionTimeout = DefaultFunctionTimeout
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.AfterFunc == nil {
-		cfg.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -160,11 +154,11 @@ func New(cfg Config) (*Engine, error) {
 	if _, err := rand.Read(signing); err != nil {
 		return nil, fmt.Errorf("engine: signing key: %w", err)
 	}
-	asr, err := newRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.AfterFunc, log)
+	asr, err := newRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.Clock, log)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	asrFast, err := newFastRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.AfterFunc, log)
+	asrFast, err := newFastRecognizer(cfg.Recognizer, cfg.MaxConnections, cfg.Clock, log)
 	if err != nil {
 		asr.close()
 		return nil, fmt.Errorf("engine: %w", err)
@@ -180,8 +174,8 @@ func New(cfg Config) (*Engine, error) {
 		cfg:     cfg,
 		llm:     cfg.LLM,
 		log:     log,
-		now:     cfg.Now,
-		auth:    newAuthenticator(cfg.Key, signing, cfg.Now),
+		clock:   cfg.Clock,
+		auth:    newAuthenticator(cfg.Key, signing, cfg.Clock.Now),
 		limit:   newLimiter(cfg.MaxConnections),
 		asr:     asr,
 		asrFast: asrFast,
@@ -307,21 +301,29 @@ func isWebSocket(r *http.Request) bool {
 	return r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 
+// handlerFor composes the handler of a host from the middlewares of
+// middleware.go: every request gets an id and, on a loopback-only engine,
+// its Host is checked; then the router finds its path.
 func (e *Engine) handlerFor(h host) http.Handler {
-	routes := e.routes(h)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rid := uuid.NewString()
-		w.Header().Set(api.HeaderRequestID, rid)
-		ctx := context.WithValue(r.Context(), keyRequestID, rid)
-		r = r.WithContext(ctx)
+	return requestIDs(e.loopbackHosts(e.router(h)))
+}
 
-		if e.cfg.LoopbackOnly && !loopbackHost(r.Host) {
-			writeError(w, r, http.StatusForbidden, "FORBIDDEN_HOST", "The local engine answers only requests addressed to a loopback host.")
+// router serves each path with its route: an unknown path is answered
+// 404 before anything else is checked; a known one is authenticated, then
+// served by its route.
+func (e *Engine) router(h host) http.Handler {
+	routes := map[string]http.Handler{}
+	for path, rt := range e.routes(h) {
+		routes[path] = e.authenticate(e.serveRoute(path, rt))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := strings.TrimSuffix(r.URL.Path, "/")
+		if next, ok := routes[path]; ok {
+			next.ServeHTTP(w, r)
 			return
 		}
-		path := strings.TrimSuffix(r.URL.Path, "/")
-		rt, ok := routes[path]
-		if !ok && h == mainHost && strings.HasPrefix(path, api.PathModels+"/") {
+		rt, ok := route{}, false
+		if h == mainHost && strings.HasPrefix(path, api.PathModels+"/") {
 			rt, ok = route{methods: map[string]http.HandlerFunc{http.MethodGet: e.handleModel}}, true
 		}
 		if !ok && h == mainHost {
@@ -331,12 +333,24 @@ func (e *Engine) handlerFor(h host) http.Handler {
 			e.notFound(w, r, h, path)
 			return
 		}
-		cred, err := e.auth.check(r.Header.Get("Authorization"))
-		if err != nil {
-			writeError(w, r, http.StatusUnauthorized, api.CodeInvalidAuth, "Invalid credentials.")
-			return
+		e.authenticate(e.serveRoute(path, rt)).ServeHTTP(w, r)
+	})
+}
+
+// serveRoute serves the methods of rt: what the engine does not offer
+// is answered 501, a method the path does not take 405; one it takes is
+// served within the concurrency allowance and recorded as usage, and a
+// WebSocket upgrade only from the same origin.
+func (e *Engine) serveRoute(path string, rt route) http.Handler {
+	methods := map[string]http.Handler{}
+	for m, handler := range rt.methods {
+		var next http.Handler = handler
+		if m == "WS" {
+			next = sameOrigin(next)
 		}
-		r = r.WithContext(context.WithValue(r.Context(), keyCredential, cred))
+		methods[m] = e.allowance(weightRequest)(e.recordUsage(path)(next))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.notOffered != "" {
 			writeError(w, r, http.StatusNotImplemented, "NOT_IMPLEMENTED", "The local engine does not offer "+rt.notOffered+" yet.")
 			return
@@ -345,18 +359,13 @@ func (e *Engine) handlerFor(h host) http.Handler {
 		if isWebSocket(r) {
 			method = "WS"
 		}
-		handler, ok := rt.methods[method]
+		next, ok := methods[method]
 		if !ok {
 			w.Header().Set("Allow", allowed(rt))
 			writeError(w, r, http.StatusMethodNotAllowed, api.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s.", describeMethod(r), path))
 			return
 		}
-		if !e.limit.acquire(weightRequest) {
-			e.tooMany(w, r)
-			return
-		}
-		defer e.limit.release(weightRequest)
-		e.recordServed(path, handler)(w, r)
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -2,12 +2,12 @@ package engine
 
 import (
 	"log/slog"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine/sphinx"
+	"github.com/earshot-app/earshot/internal/clock"
 )
 
 // The engine's second /v1/listen model, served as base: the same
@@ -58,8 +58,8 @@ func (m listenModel) info() api.ModelInfo {
 
 // newFastRecognizer is a recogniser like newRecognizer's whose decoders
 // search with sphinx.FastSearch.
-func newFastRecognizer(cfg RecognizerConfig, size int, afterFunc func(time.Duration, func()) func() bool, log *slog.Logger) (*recognizer, error) {
-	r, err := newRecognizer(cfg, size, afterFunc, log.With("model", fastModelName))
+func newFastRecognizer(cfg RecognizerConfig, size int, clk clock.Clock, log *slog.Logger) (*recognizer, error) {
+	r, err := newRecognizer(cfg, size, clk, log.With("model", fastModelName))
 	if err != nil {
 		return nil, err
 	}

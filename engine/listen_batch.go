@@ -427,7 +427,7 @@ func (e *Engine) transcribeAudio(ctx context.Context, plan *listenPlan, audioIn 
 			TransactionKey: transactionKey,
 			RequestID:      rid,
 			SHA256:         hex.EncodeToString(sum.Sum(nil)),
-			Created:        e.now().UTC().Format(createdLayout),
+			Created:        e.clock.Now().UTC().Format(createdLayout),
 			Duration:       round6(audioIn.seconds),
 			Channels:       audioIn.info.Channels,
 			Models:         []string{model.uuid},

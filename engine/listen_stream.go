@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"hash"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -39,21 +37,6 @@ const (
 	reasonShutdown = "the local engine is shutting down"
 )
 
-// checkOrigin refuses a WebSocket upgrade from a web page of another
-// origin: a page a person happens to visit must not reach the engine
-// through their browser. Clients that are not browsers send no Origin.
-func checkOrigin(r *http.Request) error {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return nil
-	}
-	u, err := url.Parse(o)
-	if err != nil || !strings.EqualFold(u.Host, r.Host) {
-		return fmt.Errorf("connections from the web page %q are refused", o)
-	}
-	return nil
-}
-
 // handleListenStream serves the /v1/listen WebSocket. Every check happens
 // before the upgrade, so a refused request gets an HTTP status and an
 // error body, as the service answers at the handshake.
@@ -62,9 +45,6 @@ func checkOrigin(r *http.Request) error {
 // recognised on its own (see listen_multichannel.go); otherwise the
 // channels are mixed to one, as batch transcription does.
 func (e *Engine) handleListenStream(w http.ResponseWriter, r *http.Request) {
-	if refuseOrigin(w, r) {
-		return
-	}
 	plan, err := e.planListen(r.URL.Query(), api.Streaming)
 	if err != nil {
 		writeOptionError(w, r, err)
@@ -108,8 +88,8 @@ func (e *Engine) handleListenStream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer done()
 	s.socket = sock
-	s.created = e.now()
-	s.run(e.ctx, s.process)
+	s.created = e.clock.Now()
+	s.serve(e.ctx, s.handler())
 	model, _ := resolveListenModel(plan.opts.Model)
 	noteAudio(r.Context(), float64(s.chans[0].samples)/sphinx.SampleRate, len(s.chans), model)
 }
@@ -204,64 +184,34 @@ func (s *listenSession) release(e *Engine) {
 	}
 }
 
-// process is the processor loop. It returns how to close the socket.
-func (s *listenSession) process(ctx context.Context, in <-chan inbound, writeFailed <-chan struct{}) (websocket.StatusCode, string) {
-	s.ctx = ctx
-	idle := time.NewTimer(s.e.cfg.IdleTimeout)
-	defer idle.Stop()
-	for {
-		var f inbound
-		select {
-		case <-ctx.Done():
-			return websocket.StatusGoingAway, reasonShutdown
-		case <-writeFailed:
-			return websocket.StatusGoingAway, ""
-		case <-idle.C:
-			var ok bool
-			if f, ok = arrivedWhileBusy(in); !ok {
-				s.sendMetadata()
-				return websocket.StatusInternalError, reasonIdle
-			}
-		case f = <-in:
-		}
-		if f.err != nil {
-			return websocket.StatusNormalClosure, ""
-		}
-		idle.Reset(s.e.cfg.IdleTimeout)
-		if h := s.e.messageTaken; h != nil {
-			h(func() int { return len(in) })
-		}
-		if f.binary {
-			if len(f.data) == 0 {
-				// A zero-length frame is taken as a close.
-				return s.finish()
-			}
-			if err := s.pushAudio(f.data); err != nil {
-				var ce *closeError
-				if errors.As(err, &ce) {
-					return ce.code, ce.reason
-				}
-				return websocket.StatusPolicyViolation, "DATA-0000: " + err.Error()
-			}
-			continue
-		}
-		if code, reason, done := s.control(f.data); done {
-			return code, reason
-		}
+// handler is what the stream does with the socket's frames.
+func (s *listenSession) handler() streamHandler {
+	return streamHandler{
+		start: func(ctx context.Context) { s.ctx = ctx },
+		text:  s.control,
+		audio: s.audioFrame,
+		idle: func(context.Context) (websocket.StatusCode, string) {
+			s.sendMetadata()
+			return websocket.StatusInternalError, reasonIdle
+		},
 	}
 }
 
-// arrivedWhileBusy returns a message that is waiting in in. The idle
-// window is the client's silence: when the window ends while the loop was
-// busy with the audio before (decoding is slow on a loaded machine), a
-// message that arrived meanwhile still counts.
-func arrivedWhileBusy(in <-chan inbound) (inbound, bool) {
-	select {
-	case f := <-in:
-		return f, true
-	default:
-		return inbound{}, false
+// audioFrame handles a binary frame. done reports that the stream ends.
+func (s *listenSession) audioFrame(_ context.Context, data []byte) (code websocket.StatusCode, reason string, done bool) {
+	if len(data) == 0 {
+		// A zero-length frame is taken as a close.
+		code, reason = s.finish()
+		return code, reason, true
 	}
+	if err := s.pushAudio(data); err != nil {
+		var ce *closeError
+		if errors.As(err, &ce) {
+			return ce.code, ce.reason, true
+		}
+		return websocket.StatusPolicyViolation, "DATA-0000: " + err.Error(), true
+	}
+	return 0, "", false
 }
 
 // closeError ends a stream with its own close code and reason.
@@ -273,7 +223,7 @@ type closeError struct {
 func (e *closeError) Error() string { return e.reason }
 
 // control handles a text message. done reports that the stream ends.
-func (s *listenSession) control(data []byte) (websocket.StatusCode, string, bool) {
+func (s *listenSession) control(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
 	m, err := api.DecodeControlMessage(data)
 	if err != nil {
 		s.send(&api.StreamError{Type: api.TypeError, Variant: "SchemaError", Description: "The text message is not a JSON object with a type."})

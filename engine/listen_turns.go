@@ -92,9 +92,6 @@ func turnSettings(o api.TurnOptions) turn.Settings {
 // before the upgrade, so a refused request gets an HTTP status and an
 // error body.
 func (e *Engine) handleTurnStream(w http.ResponseWriter, r *http.Request) {
-	if refuseOrigin(w, r) {
-		return
-	}
 	plan, err := e.planTurns(r.URL.Query())
 	if err != nil {
 		writeOptionError(w, r, err)
@@ -136,11 +133,8 @@ func (e *Engine) handleTurnStream(w http.ResponseWriter, r *http.Request) {
 		audio:    ad,
 		turnFeed: turnFeed{stream: stream, det: det},
 	}
-	s.run(e.ctx, func(ctx context.Context, in <-chan inbound, writeFailed <-chan struct{}) (websocket.StatusCode, string) {
-		s.send(api.Connected{RequestID: s.rid, SequenceID: s.nextSeq()})
-		return s.process(ctx, in, writeFailed)
-	})
-	// run has waited for the processor, the only writer of samples.
+	s.serve(e.ctx, s.handler())
+	// serve has waited for the loop, the only writer of samples.
 	noteAudio(r.Context(), float64(s.samples)/sphinx.SampleRate, 1, turnModelName)
 }
 
@@ -159,51 +153,43 @@ type turnSession struct {
 	checkedContainer bool
 }
 
-// process is the processor loop. It returns how to close the socket.
-func (s *turnSession) process(ctx context.Context, in <-chan inbound, writeFailed <-chan struct{}) (websocket.StatusCode, string) {
-	idle := time.NewTimer(s.e.cfg.IdleTimeout)
-	defer idle.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return websocket.StatusGoingAway, reasonShutdown
-		case <-writeFailed:
-			return websocket.StatusGoingAway, ""
-		case <-idle.C:
+// handler is what the stream does with the socket's frames.
+func (s *turnSession) handler() streamHandler {
+	return streamHandler{
+		start: func(context.Context) {
+			s.send(api.Connected{RequestID: s.rid, SequenceID: s.nextSeq()})
+		},
+		text:  s.control,
+		audio: s.audioFrame,
+		idle: func(context.Context) (websocket.StatusCode, string) {
 			s.send(api.TurnError{SequenceID: s.nextSeq(), Code: api.CodeNetTimeout, Description: "No audio or text message arrived within the timeout window."})
 			return websocket.StatusInternalError, reasonIdle
-		case f := <-in:
-			if f.err != nil {
-				return websocket.StatusNormalClosure, ""
-			}
-			idle.Reset(s.e.cfg.IdleTimeout)
-			if f.binary {
-				if len(f.data) == 0 {
-					// A zero-length frame is taken as a close, as on
-					// /v1/listen.
-					return s.finish()
-				}
-				if err := s.pushAudio(f.data); err != nil {
-					var ue undecodableError
-					if errors.As(err, &ue) {
-						s.send(api.TurnError{SequenceID: s.nextSeq(), Code: api.CodeUndecodable, Description: ue.Error()})
-						return websocket.StatusPolicyViolation, "DATA-0000: " + ue.Error()
-					}
-					s.e.log.Error("recogniser failed", "request_id", s.rid, "err", err)
-					s.send(api.TurnError{SequenceID: s.nextSeq(), Code: api.CodeInternalServerError, Description: "The recogniser failed."})
-					return websocket.StatusInternalError, "the recogniser failed"
-				}
-				continue
-			}
-			if code, reason, done := s.control(f.data); done {
-				return code, reason
-			}
-		}
+		},
 	}
 }
 
+// audioFrame handles a binary frame. done reports that the stream ends.
+func (s *turnSession) audioFrame(_ context.Context, data []byte) (code websocket.StatusCode, reason string, done bool) {
+	if len(data) == 0 {
+		// A zero-length frame is taken as a close, as on /v1/listen.
+		code, reason = s.finish()
+		return code, reason, true
+	}
+	if err := s.pushAudio(data); err != nil {
+		var ue undecodableError
+		if errors.As(err, &ue) {
+			s.send(api.TurnError{SequenceID: s.nextSeq(), Code: api.CodeUndecodable, Description: ue.Error()})
+			return websocket.StatusPolicyViolation, "DATA-0000: " + ue.Error(), true
+		}
+		s.e.log.Error("recogniser failed", "request_id", s.rid, "err", err)
+		s.send(api.TurnError{SequenceID: s.nextSeq(), Code: api.CodeInternalServerError, Description: "The recogniser failed."})
+		return websocket.StatusInternalError, "the recogniser failed", true
+	}
+	return 0, "", false
+}
+
 // control handles a text message. done reports that the stream ends.
-func (s *turnSession) control(data []byte) (websocket.StatusCode, string, bool) {
+func (s *turnSession) control(_ context.Context, data []byte) (websocket.StatusCode, string, bool) {
 	m, err := api.DecodeTurnClientMessage(data)
 	switch {
 	case errors.Is(err, api.ErrBadConfigure):

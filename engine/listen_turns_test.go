@@ -540,26 +540,6 @@ func TestTurnsUndecodable(t *testing.T) {
 	}
 }
 
-// A stream with no audio and no message is closed after the idle timeout,
-// with a fatal Error first.
-func TestTurnsIdle(t *testing.T) {
-	t.Parallel()
-	l := startEngine(t, Config{IdleTimeout: 300 * time.Millisecond})
-	ctx := testContext(t, time.Minute)
-	tc := openTurns(t, ctx, l, "model=flux-general-en&encoding=linear16&sample_rate=16000")
-	start := time.Now()
-	msgs, err := tc.drain(t, ctx)
-	if websocket.CloseStatus(err) != websocket.StatusInternalError || time.Since(start) > 5*time.Second {
-		t.Errorf("ended with %v after %v, want 1011 after the idle timeout", err, time.Since(start))
-	}
-	if len(msgs) != 2 || msgs[0].MessageType() != api.TypeConnected {
-		t.Fatalf("messages %v, want Connected, Error", turnTypes(msgs))
-	}
-	if e, ok := msgs[1].(*api.TurnError); !ok || e.Code != api.CodeNetTimeout {
-		t.Errorf("%+v, want Error %s", msgs[1], api.CodeNetTimeout)
-	}
-}
-
 // The handshake refuses what the turn-aware models do not offer, with the
 // service's status and code, before any socket opens.
 func TestTurnsHandshakeRefusals(t *testing.T) {
@@ -705,7 +685,7 @@ func FuzzTurnControl(f *testing.F) {
 		defer stream.Close()
 		s := &turnSession{socket: &socket{e: shared.Engine, out: make(chan outFrame, 16)}, turnFeed: turnFeed{det: det, stream: stream}, audio: ad,
 			opts: api.TurnOptions{Model: api.ModelFluxGeneralEN, Encoding: "linear16", SampleRate: 16000}}
-		_, _, done := s.control([]byte(msg))
+		_, _, done := s.control(t.Context(), []byte(msg))
 		close(s.out)
 		var answers []string
 		for f := range s.out {

@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -149,93 +147,6 @@ var servedEndpoints = map[string]string{
 	api.PathRead:     "read",
 	api.PathAgent:    "agent",
 }
-
-// recordServed wraps the handler of path so that what it serves is
-// recorded once it has finished. Paths that are not usage (models,
-// grants, management) are served as they are.
-func (e *Engine) recordServed(path string, handler http.HandlerFunc) http.HandlerFunc {
-	endpoint, ok := servedEndpoints[path]
-	if !ok {
-		return handler
-	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		rec := servedRecord{
-			id:       requestID(r.Context()),
-			created:  e.now(),
-			path:     path,
-			endpoint: endpoint,
-			method:   "sync",
-			accessor: credentialFrom(r.Context()).accessor,
-		}
-		switch {
-		case isWebSocket(r):
-			rec.method = "streaming"
-		case r.URL.Query().Get("callback") != "":
-			rec.method = "async"
-		}
-		note := &servedNote{}
-		sw := &statusWriter{ResponseWriter: w}
-		handler(sw, r.WithContext(context.WithValue(r.Context(), servedNoteKey{}, note)))
-		rec.completed = e.now()
-		rec.code = sw.status
-		if rec.code == 0 {
-			rec.code = http.StatusOK
-		}
-		note.mu.Lock()
-		rec.model, rec.seconds, rec.channels, rec.chars = note.model, note.seconds, note.channels, note.chars
-		note.mu.Unlock()
-		if endpoint == "speak" && rec.method != "streaming" {
-			// The batch synthesis says what it spoke in its headers.
-			if n, err := strconv.Atoi(sw.Header().Get(headerCharCount)); err == nil && rec.succeeded() {
-				rec.chars = n
-			}
-			if m := sw.Header().Get(headerModelName); m != "" {
-				rec.model = m
-			}
-		}
-		e.served.add(rec)
-	}
-}
-
-// statusWriter remembers the status a handler answered. A WebSocket
-// upgrade hijacks the connection and counts as 101.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	h, ok := w.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, errors.New("the connection cannot be hijacked")
-	}
-	if w.status == 0 {
-		w.status = http.StatusSwitchingProtocols
-	}
-	return h.Hijack()
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // projectRoute is the route of a management path on the global main
 // host. In a region management is not served (notFound says so).
@@ -498,7 +409,7 @@ func (e *Engine) handleUsage(w http.ResponseWriter, r *http.Request, q map[strin
 
 	// The window as answered: the asked bounds, else the first record
 	// (or now) and now.
-	now := e.now().UTC()
+	now := e.clock.Now().UTC()
 	from, to := now, now
 	if tw.hasFrom {
 		from = tw.from.UTC()

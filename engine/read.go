@@ -131,7 +131,7 @@ func (e *Engine) handleRead(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := &api.ReadResponse{Metadata: api.ReadMetadata{
 		RequestID: requestID(ctx),
-		Created:   e.now().UTC().Format(createdLayout),
+		Created:   e.clock.Now().UTC().Format(createdLayout),
 		Language:  api.ReadLanguage(opts.Language),
 	}}
 	out := convertIntel(res, tokens, identityWords, iopts)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/earshot-app/earshot/engine/sphinx"
+	"github.com/earshot-app/earshot/internal/clock"
 )
 
 // DefaultIdleRelease is how long the recogniser stays loaded after its
@@ -73,12 +74,12 @@ var defaultPools = [...]int{batchPostSpeechFrames, streamingPostSpeechFrames}
 //
 // It is safe for concurrent use.
 type recognizer struct {
-	base      sphinx.Config
-	size      int
-	warmN     int           // decoders per default pool a load builds
-	idle      time.Duration // idle release time; negative: never
-	afterFunc func(time.Duration, func()) func() bool
-	log       *slog.Logger
+	base  sphinx.Config
+	size  int
+	warmN int           // decoders per default pool a load builds
+	idle  time.Duration // idle release time; negative: never
+	clock clock.Clock   // runs the idle release
+	log   *slog.Logger
 	// releaseBatch closes the batch pool when its last decoder is given
 	// back (RecognizerConfig.ReleaseBatch).
 	releaseBatch bool
@@ -128,7 +129,7 @@ func (c *loadCall) wait(ctx context.Context) error {
 	}
 }
 
-func newRecognizer(cfg RecognizerConfig, size int, afterFunc func(time.Duration, func()) func() bool, log *slog.Logger) (*recognizer, error) {
+func newRecognizer(cfg RecognizerConfig, size int, clk clock.Clock, log *slog.Logger) (*recognizer, error) {
 	base := sphinx.Config{HMM: cfg.HMM, LM: cfg.LM, Dict: cfg.Dict}
 	// Check the model's files now, so that a missing model fails New
 	// rather than the first transcription; building a pool loads nothing.
@@ -149,7 +150,7 @@ func newRecognizer(cfg RecognizerConfig, size int, afterFunc func(time.Duration,
 		size:         size,
 		warmN:        max(warm, 0),
 		idle:         idle,
-		afterFunc:    afterFunc,
+		clock:        clk,
 		log:          log,
 		releaseBatch: cfg.ReleaseBatch,
 		ctx:          ctx,
@@ -236,7 +237,7 @@ func (r *recognizer) loadLocked(pools []int) *loadCall {
 // use for the stream's.
 func (r *recognizer) load(c *loadCall, pools []int) {
 	defer r.loadWG.Done()
-	began := time.Now()
+	began := time.Now() // the work's real cost, whatever clock the engine runs on
 	var entries []*poolEntry
 	r.mu.Lock()
 	for _, frames := range pools {
@@ -373,7 +374,7 @@ func (r *recognizer) armLocked() {
 		return
 	}
 	gen := r.idleGen
-	r.stopIdle = r.afterFunc(r.idle, func() { r.releaseIdle(gen) })
+	r.stopIdle = r.clock.AfterFunc(r.idle, func() { r.releaseIdle(gen) }).Stop
 }
 
 // disarmLocked stops the idle-release timer, if armed. r.mu is held.

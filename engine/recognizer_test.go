@@ -20,98 +20,29 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/clock"
 )
 
-// fakeTimers is an engine's AfterFunc in tests: its timers fire when the
-// test moves its time forward, never on their own.
-type fakeTimers struct {
-	mu     sync.Mutex
-	now    time.Duration // how far the test has moved time
-	timers []*fakeTimer
-	// armed receives a value (without blocking) whenever a timer is
-	// set, so a test can wait for the engine to arm one.
-	armed chan struct{}
-}
+// newTestClock returns a fake clock for an engine under test.
+func newTestClock() *clock.Fake { return clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)) }
 
-type fakeTimer struct {
-	at   time.Duration // when it fires, on the fake's time
-	d    time.Duration // what it was set for
-	f    func()
-	done bool // fired or stopped
-}
-
-func newFakeTimers() *fakeTimers { return &fakeTimers{armed: make(chan struct{}, 1)} }
-
-func (ft *fakeTimers) afterFunc(d time.Duration, f func()) func() bool {
-	ft.mu.Lock()
-	tm := &fakeTimer{at: ft.now + d, d: d, f: f}
-	ft.timers = append(ft.timers, tm)
-	ft.mu.Unlock()
-	select {
-	case ft.armed <- struct{}{}:
-	default:
-	}
-	return func() bool {
-		ft.mu.Lock()
-		defer ft.mu.Unlock()
-		if tm.done {
-			return false
-		}
-		tm.done = true
-		return true
-	}
-}
-
-// pending returns what the timers neither fired nor stopped were set for.
-func (ft *fakeTimers) pending() []time.Duration {
-	ft.mu.Lock()
-	defer ft.mu.Unlock()
-	var ds []time.Duration
-	for _, tm := range ft.timers {
-		if !tm.done {
-			ds = append(ds, tm.d)
-		}
-	}
-	return ds
-}
-
-// advance moves time forward by d and runs, in this goroutine, the
-// timers whose time has come. It returns how many ran.
-func (ft *fakeTimers) advance(d time.Duration) int {
-	ft.mu.Lock()
-	ft.now += d
-	var due []*fakeTimer
-	for _, tm := range ft.timers {
-		if !tm.done && tm.at <= ft.now {
-			tm.done = true
-			due = append(due, tm)
-		}
-	}
-	ft.mu.Unlock()
-	for _, tm := range due {
-		tm.f()
-	}
-	return len(due)
-}
-
-// waitArmed waits until a timer is pending: the engine arms the idle
-// release when the handler of a request gives its decoder back, which
-// can come just after the client has its answer.
-func (ft *fakeTimers) waitArmed(t *testing.T, ctx context.Context) {
+// waitArmed waits until a timer is waiting on clk: the engine arms the
+// idle release when the handler of a request gives its decoder back,
+// which can come just after the client has its answer.
+func waitArmed(t *testing.T, ctx context.Context, clk *clock.Fake) {
 	t.Helper()
-	for len(ft.pending()) == 0 {
-		select {
-		case <-ft.armed:
-		case <-ctx.Done():
-			t.Fatal("the idle release was never armed")
-		}
+	if !clk.WaitForWaiters(1, ctx.Done()) {
+		t.Fatal("the idle release was never armed")
 	}
 }
 
-// lazyEngine starts an engine whose idle release runs on timers.
-func lazyEngine(t *testing.T, timers *fakeTimers, cfg Config) *Local {
+// lazyEngine starts an engine whose idle release runs on clk. Its
+// streams' idle window is a day, so that moving clk releases the
+// recogniser without closing a stream.
+func lazyEngine(t *testing.T, clk *clock.Fake, cfg Config) *Local {
 	t.Helper()
-	cfg.AfterFunc = timers.afterFunc
+	cfg.Clock = clk
+	cfg.IdleTimeout = 24 * time.Hour
 	return startEngine(t, cfg)
 }
 
@@ -210,8 +141,8 @@ func turnsTranscript(ctx context.Context, l *Local, samples []int16) (string, er
 // list, a model's record, a grant) does not load it.
 func TestRecognizerNotLoadedForModels(t *testing.T) {
 	t.Parallel()
-	timers := newFakeTimers()
-	l := lazyEngine(t, timers, Config{})
+	clk := newTestClock()
+	l := lazyEngine(t, clk, Config{})
 	ctx := testContext(t, time.Minute)
 	if l.RecognizerReady() {
 		t.Fatal("ready at start")
@@ -232,8 +163,8 @@ func TestRecognizerNotLoadedForModels(t *testing.T) {
 	if st := stateOf(l); st.ready || st.loads != 0 || st.decoders != 0 || l.RecognizerReady() {
 		t.Errorf("after the model list: %+v, want nothing loaded", st)
 	}
-	if p := timers.pending(); len(p) != 0 {
-		t.Errorf("timers armed %v with nothing loaded", p)
+	if n := clk.Waiters(); n != 0 {
+		t.Errorf("%d timers armed with nothing loaded", n)
 	}
 }
 
@@ -244,8 +175,8 @@ func TestRecognizerNotLoadedForModels(t *testing.T) {
 // kind.
 func TestRecognizerLazyLoad(t *testing.T) {
 	t.Parallel()
-	timers := newFakeTimers()
-	l := lazyEngine(t, timers, Config{})
+	clk := newTestClock()
+	l := lazyEngine(t, clk, Config{})
 	ctx := testContext(t, 3*time.Minute)
 	clip := clipSamples(t, "0880")
 	wav := wavBytes(t, clip, 16000, 1)
@@ -259,20 +190,18 @@ func TestRecognizerLazyLoad(t *testing.T) {
 	if got != want {
 		t.Errorf("first transcription after a cold start %q, want %q", got, want)
 	}
-	timers.waitArmed(t, ctx)
+	waitArmed(t, ctx, clk)
 	// A batch request loads the batch decoder alone: each holds the
 	// whole model, and a file has no use for a stream's.
 	if st := stateOf(l); !st.ready || st.loads != 1 || st.decoders != 1 || st.inUse != 0 {
 		t.Errorf("after the first transcription: %+v, want ready, one load, one decoder", st)
 	}
-	if p := timers.pending(); len(p) != 1 || p[0] != DefaultIdleRelease {
-		t.Errorf("timers armed %v, want one of %v", p, DefaultIdleRelease)
+	if n := clk.Waiters(); n != 1 {
+		t.Errorf("%d timers armed, want the idle release", n)
 	}
 
 	// Short of the release time nothing happens.
-	if n := timers.advance(DefaultIdleRelease - time.Second); n != 0 {
-		t.Errorf("%d timers fired before the release time", n)
-	}
+	clk.Advance(DefaultIdleRelease - time.Second)
 	if !l.RecognizerReady() {
 		t.Fatal("released before the release time")
 	}
@@ -282,7 +211,7 @@ func TestRecognizerLazyLoad(t *testing.T) {
 	if err := streamAudio(ctx, s, pcmBytes(clip[:len(clip)/2]), 3200, 0); err != nil {
 		t.Fatal(err)
 	}
-	timers.advance(time.Hour)
+	clk.Advance(time.Hour)
 	if st := stateOf(l); !st.ready || st.inUse != 1 || st.releases != 0 {
 		t.Fatalf("with a stream open an hour: %+v, want ready and in use", st)
 	}
@@ -308,10 +237,8 @@ func TestRecognizerLazyLoad(t *testing.T) {
 		{"/v1/listen stream", func() (string, error) { return streamTranscript(ctx, l, clip) }, joinFinals(msgs)},
 		{"/v2/listen", func() (string, error) { return turnsTranscript(ctx, l, append(clip, silence(t, 24000)...)) }, ""},
 	} {
-		timers.waitArmed(t, ctx)
-		if n := timers.advance(DefaultIdleRelease); n != 1 {
-			t.Fatalf("before the %s: %d timers fired, want 1", tc.name, n)
-		}
+		waitArmed(t, ctx, clk)
+		clk.Advance(DefaultIdleRelease)
 		if st := stateOf(l); st.ready || st.releases != i+1 || st.decoders != 0 || st.pools != 0 || l.RecognizerReady() {
 			t.Fatalf("idle for %v before the %s: %+v, want released", DefaultIdleRelease, tc.name, st)
 		}
@@ -337,8 +264,8 @@ func TestRecognizerLazyLoad(t *testing.T) {
 // transcription, while its transcript and audio were saved and shown.)
 func TestReleaseBatch(t *testing.T) {
 	t.Parallel()
-	timers := newFakeTimers()
-	l := lazyEngine(t, timers, Config{Recognizer: RecognizerConfig{ReleaseBatch: true}})
+	clk := newTestClock()
+	l := lazyEngine(t, clk, Config{Recognizer: RecognizerConfig{ReleaseBatch: true}})
 	ctx := testContext(t, 3*time.Minute)
 	wav := wavBytes(t, clipSamples(t, "0880"), 16000, 1)
 	want := batchTranscript(t, "0880").Transcript()
@@ -350,8 +277,8 @@ func TestReleaseBatch(t *testing.T) {
 		if st := stateOf(l); st.ready || st.decoders != 0 || st.pools != 0 || st.inUse != 0 || st.loads != i+1 || st.releases != i+1 {
 			t.Errorf("after transcription %d: %+v, want the decoder released", i+1, st)
 		}
-		if p := timers.pending(); len(p) != 0 {
-			t.Errorf("after transcription %d: timers armed %v, want none", i+1, p)
+		if n := clk.Waiters(); n != 0 {
+			t.Errorf("after transcription %d: %d timers armed, want none", i+1, n)
 		}
 	}
 	// Warmed for live captions, the stream's decoder stays.
@@ -364,8 +291,16 @@ func TestReleaseBatch(t *testing.T) {
 	if st := stateOf(l); !st.ready || st.pools != 1 || st.decoders != 1 || st.inUse != 0 {
 		t.Errorf("warmed, then a batch request: %+v, want the stream's decoder alone", st)
 	}
-	if p := timers.pending(); len(p) != 1 || p[0] != DefaultIdleRelease {
-		t.Errorf("timers armed %v, want the idle release", p)
+	if n := clk.Waiters(); n != 1 {
+		t.Fatalf("%d timers armed, want the idle release", n)
+	}
+	clk.Advance(DefaultIdleRelease - time.Second)
+	if !l.RecognizerReady() {
+		t.Error("the stream's decoder released before the idle release time")
+	}
+	clk.Advance(time.Second)
+	if l.RecognizerReady() {
+		t.Error("the stream's decoder kept past the idle release time")
 	}
 }
 
@@ -374,8 +309,8 @@ func TestReleaseBatch(t *testing.T) {
 // one load, and each is served.
 func TestRecognizerConcurrentFirstUse(t *testing.T) {
 	t.Parallel()
-	timers := newFakeTimers()
-	l := lazyEngine(t, timers, Config{})
+	clk := newTestClock()
+	l := lazyEngine(t, clk, Config{})
 	ctx := testContext(t, 3*time.Minute)
 	clip := clipSamples(t, "0880")
 	wav := wavBytes(t, clip, 16000, 1)
@@ -425,8 +360,8 @@ func TestRecognizerConcurrentFirstUse(t *testing.T) {
 // for that same load.
 func TestWarmRecognizerContext(t *testing.T) {
 	t.Parallel()
-	timers := newFakeTimers()
-	l := lazyEngine(t, timers, Config{})
+	clk := newTestClock()
+	l := lazyEngine(t, clk, Config{})
 	ctx := testContext(t, 2*time.Minute)
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -440,16 +375,18 @@ func TestWarmRecognizerContext(t *testing.T) {
 		t.Errorf("after two warm-ups: %+v, want ready after one load", st)
 	}
 	// Warming a loaded recogniser is a use: it re-arms the release.
-	timers.waitArmed(t, ctx)
-	timers.advance(DefaultIdleRelease - time.Second)
+	waitArmed(t, ctx, clk)
+	clk.Advance(DefaultIdleRelease - time.Second)
 	if err := l.WarmRecognizer(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := timers.advance(2 * time.Second); n != 0 || !l.RecognizerReady() {
-		t.Errorf("released %v after a warm-up (%d timers fired)", 2*time.Second, n)
+	clk.Advance(2 * time.Second)
+	if !l.RecognizerReady() {
+		t.Errorf("released %v after a warm-up", 2*time.Second)
 	}
-	if n := timers.advance(DefaultIdleRelease); n != 1 || l.RecognizerReady() {
-		t.Errorf("%d timers fired, ready %v: want released %v after the warm-up", n, l.RecognizerReady(), DefaultIdleRelease)
+	clk.Advance(DefaultIdleRelease)
+	if l.RecognizerReady() {
+		t.Errorf("ready: want released %v after the warm-up", DefaultIdleRelease)
 	}
 }
 
@@ -460,8 +397,8 @@ func TestWarmRecognizerContext(t *testing.T) {
 // request builds the one decoder it needs).
 func TestRecognizerReleaseRace(t *testing.T) {
 	t.Parallel()
-	timers := newFakeTimers()
-	l := lazyEngine(t, timers, Config{Recognizer: RecognizerConfig{Warm: -1, IdleRelease: time.Second}})
+	clk := newTestClock()
+	l := lazyEngine(t, clk, Config{Recognizer: RecognizerConfig{Warm: -1, IdleRelease: time.Second}})
 	ctx := testContext(t, 3*time.Minute)
 	clip := clipSamples(t, "0880")[:32000]
 	use := func(frames int) error {
@@ -482,26 +419,24 @@ func TestRecognizerReleaseRace(t *testing.T) {
 		if err := use(streamingPostSpeechFrames); err != nil {
 			t.Fatal(err)
 		}
-		timers.waitArmed(t, ctx)
-		timers.advance(time.Second)
+		waitArmed(t, ctx, clk)
+		clk.Advance(time.Second)
 		if st := stateOf(l); st.ready || st.releases != i+1 || st.loads != i+1 {
 			t.Fatalf("after request %d and the release: %+v", i+1, st)
 		}
 	}
 
-	// Requests of both pools at once, releases fired as soon as armed.
+	// Requests of both pools at once, releases fired as soon as armed:
+	// the only timer of this engine is the idle release, and each
+	// Advance fires the one armed, if it is not stopped meanwhile.
 	done := make(chan struct{})
 	fired := make(chan int)
 	go func() {
 		n := 0
 		defer func() { fired <- n }()
-		for {
-			select {
-			case <-timers.armed:
-				n += timers.advance(time.Second)
-			case <-done:
-				return
-			}
+		for clk.WaitForWaiters(1, done) {
+			clk.Advance(time.Second)
+			n++
 		}
 	}()
 	var wg sync.WaitGroup
@@ -563,8 +498,8 @@ func (b *heldBody) Read(p []byte) (int, error) {
 // loads the batch decoder alone.
 func TestBatchRecognisesAsItArrives(t *testing.T) {
 	t.Parallel()
-	timers := newFakeTimers()
-	l := lazyEngine(t, timers, Config{})
+	clk := newTestClock()
+	l := lazyEngine(t, clk, Config{})
 	ctx := testContext(t, 2*time.Minute)
 	wav := wavBytes(t, clipSamples(t, "0880"), 16000, 1)
 	want := batchTranscript(t, "0880").Transcript()

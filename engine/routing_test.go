@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/clock"
 )
 
 // routingEngine starts an engine that loads no decoder up front: routing,
@@ -219,25 +219,17 @@ func TestTokenDetails(t *testing.T) {
 	}
 }
 
-// fakeClock is a clock that stands still until a test moves it forward:
-// a lifetime the test measures does not shrink while a loaded machine
-// runs the requests. It starts at base.
-type fakeClock struct {
-	base   time.Time
-	offset atomic.Int64
-}
-
-func (c *fakeClock) now() time.Time          { return c.base.Add(time.Duration(c.offset.Load())) }
-func (c *fakeClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
-
 // TestTokenLifetime checks section 5 rule 2: a JWT's lifetime applies to
 // requests and WebSocket handshakes; an open stream outlives it.
 func TestTokenLifetime(t *testing.T) {
 	t.Parallel()
 	// 960 ms past a whole second: a 1 s token whose expiry were truncated
 	// to the second would be dead 40 ms after it was minted.
-	clock := &fakeClock{base: time.Now().Truncate(time.Second).Add(960 * time.Millisecond)}
-	l := startEngine(t, Config{Now: clock.now, IdleTimeout: time.Minute, Recognizer: RecognizerConfig{Warm: -1}})
+	// The clock stands still until the test moves it: a lifetime the
+	// test measures does not shrink while a loaded machine runs the
+	// requests. The streams' idle window outlasts the hour it moves.
+	clk := clock.NewFake(time.Now().Truncate(time.Second).Add(960 * time.Millisecond))
+	l := startEngine(t, Config{Clock: clk, IdleTimeout: 2 * time.Hour, Recognizer: RecognizerConfig{Warm: -1}})
 	ctx := testContext(t, time.Minute)
 	g, err := newClient(t, l).Grant(ctx, time.Second)
 	if err != nil {
@@ -248,7 +240,7 @@ func TestTokenLifetime(t *testing.T) {
 
 	// Within its lifetime, even near its end, the token works on REST and
 	// on the handshake.
-	clock.advance(990 * time.Millisecond)
+	clk.Advance(990 * time.Millisecond)
 	if a := do(t, l, http.MethodGet, api.PathModels, bearer, nil, nil); a.status != http.StatusOK {
 		t.Fatalf("fresh token refused on REST: %d %s", a.status, a.body)
 	}
@@ -258,7 +250,7 @@ func TestTokenLifetime(t *testing.T) {
 	}
 	defer s.Close()
 
-	clock.advance(time.Hour)
+	clk.Advance(time.Hour)
 
 	// Expired: refused on REST and at a new handshake...
 	do(t, l, http.MethodGet, api.PathModels, bearer, nil, nil).wantError(t, http.StatusUnauthorized, api.CodeInvalidAuth, "Invalid credentials.")

@@ -24,10 +24,12 @@ const (
 )
 
 // speakSocket is what both speak WebSockets share: the socket and, beside
-// its reader and writer, two goroutines owned by serve: the processor
-// (client messages to jobs and replies) and the worker (jobs to audio).
+// its reader, writer and loop, the worker (jobs to audio), which the
+// loop starts and stops (see withWorker).
 type speakSocket struct {
 	*socket
+	// workDone is closed when the worker has returned.
+	workDone chan struct{}
 }
 
 // acceptSpeak checks a speak WebSocket request, with plan for its query,
@@ -35,9 +37,6 @@ type speakSocket struct {
 // HTTP status and an error body. When ok, done must be called once the
 // socket has been served; otherwise the request has been answered.
 func (e *Engine) acceptSpeak(w http.ResponseWriter, r *http.Request, plan func(url.Values, api.Mode) (*speakPlan, error)) (s *speakSocket, p *speakPlan, done func(), ok bool) {
-	if refuseOrigin(w, r) {
-		return nil, nil, nil, false
-	}
 	p, err := plan(r.URL.Query(), api.Streaming)
 	if err != nil {
 		writeOptionError(w, r, err)
@@ -47,40 +46,40 @@ func (e *Engine) acceptSpeak(w http.ResponseWriter, r *http.Request, plan func(u
 	if !ok {
 		return nil, nil, nil, false
 	}
-	return &speakSocket{sock}, p, done, true
+	return &speakSocket{socket: sock}, p, done, true
 }
 
-// serve runs the socket: it sends first, runs work on its own goroutine
-// and process on this one until process returns how to close, then stops
-// the worker, lets the writer finish and closes the socket.
-func (s *speakSocket) serve(ctx context.Context, first any,
-	work func(ctx context.Context),
-	process func(ctx context.Context, in <-chan inbound, writeFailed, workDone <-chan struct{}) (websocket.StatusCode, string)) {
-	s.run(ctx, func(ctx context.Context, in <-chan inbound, writeFailed <-chan struct{}) (websocket.StatusCode, string) {
-		workCtx, workCancel := context.WithCancel(ctx)
-		workDone := make(chan struct{})
+// withWorker completes h, a speak socket's handler: before the first
+// frame the loop sends first and starts work on its own goroutine; once
+// the loop ends it stops the worker and waits for it.
+func (s *speakSocket) withWorker(first any, work func(ctx context.Context), h streamHandler) streamHandler {
+	s.workDone = make(chan struct{})
+	var workCancel context.CancelFunc
+	h.start = func(ctx context.Context) {
+		var workCtx context.Context
+		workCtx, workCancel = context.WithCancel(ctx)
 		go func() {
-			defer close(workDone)
+			defer close(s.workDone)
 			work(workCtx)
 		}()
-		defer func() {
-			workCancel()
-			<-workDone
-		}()
 		s.sendMsg(ctx, first)
-		return process(ctx, in, writeFailed, workDone)
-	})
+	}
+	h.stop = func() {
+		workCancel()
+		<-s.workDone
+	}
+	return h
 }
 
 // waitWorker waits for the worker to finish the jobs queued before a
 // Close; it reports how the socket must close when it cannot.
-func waitWorker(ctx context.Context, writeFailed, workDone <-chan struct{}) (websocket.StatusCode, string, bool) {
+func (s *speakSocket) waitWorker(ctx context.Context) (websocket.StatusCode, string, bool) {
 	select {
-	case <-workDone:
+	case <-s.workDone:
 		return websocket.StatusNormalClosure, "", true
 	case <-ctx.Done():
 		return websocket.StatusGoingAway, reasonShutdown, false
-	case <-writeFailed:
+	case <-s.writeFailed:
 		return websocket.StatusGoingAway, "", false
 	}
 }

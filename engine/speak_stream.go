@@ -56,9 +56,16 @@ func (e *Engine) handleSpeakStream(w http.ResponseWriter, r *http.Request) {
 	s := &speakStream{speakSocket: sock, plan: plan, q: newJobQueue[speakJob]()}
 	defer s.q.stop()
 	_, version := voiceArch(plan.voice)
-	s.serve(e.ctx, api.SpeakMetadata{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUID: voiceUUID(plan.voice.Name)},
-		s.work, s.process)
-	// serve has waited for the processor, the only writer of accepted.
+	first := api.SpeakMetadata{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUID: voiceUUID(plan.voice.Name)}
+	s.serve(e.ctx, s.withWorker(first, s.work, streamHandler{
+		text: func(ctx context.Context, data []byte) (websocket.StatusCode, string, bool) {
+			return s.control(ctx, data, e.clock.Now())
+		},
+		audio: func(ctx context.Context, _ []byte) (websocket.StatusCode, string, bool) {
+			return s.fail(ctx, websocket.StatusUnsupportedData, codeMessageType, msgBinaryFromUser)
+		},
+	}))
+	// serve has waited for the loop, the only writer of accepted.
 	noteChars(r.Context(), s.accepted, plan.voice.Name)
 }
 
@@ -91,31 +98,8 @@ type speakStream struct {
 	accepted   int // characters accepted for synthesis, for the usage
 }
 
-// process is the processor loop: client messages in, jobs and replies out.
-func (s *speakStream) process(ctx context.Context, in <-chan inbound, writeFailed, workDone <-chan struct{}) (websocket.StatusCode, string) {
-	for {
-		select {
-		case <-ctx.Done():
-			return websocket.StatusGoingAway, reasonShutdown
-		case <-writeFailed:
-			return websocket.StatusGoingAway, ""
-		case f := <-in:
-			if f.err != nil {
-				return websocket.StatusNormalClosure, ""
-			}
-			if f.binary {
-				s.sendMsg(ctx, api.StreamError{Type: api.TypeError, Code: codeMessageType, Description: msgBinaryFromUser})
-				return websocket.StatusUnsupportedData, codeMessageType + ": " + msgBinaryFromUser
-			}
-			if code, reason, done := s.control(ctx, f.data, time.Now(), writeFailed, workDone); done {
-				return code, reason
-			}
-		}
-	}
-}
-
 // control handles one text message; done reports that the stream ends.
-func (s *speakStream) control(ctx context.Context, data []byte, now time.Time, writeFailed, workDone <-chan struct{}) (websocket.StatusCode, string, bool) {
+func (s *speakStream) control(ctx context.Context, data []byte, now time.Time) (websocket.StatusCode, string, bool) {
 	m, err := api.DecodeSpeakClientMessage(data)
 	if err != nil {
 		return s.fail(ctx, websocket.StatusPolicyViolation, codeUnrecognized, "The message is not a Speak, Flush, Clear or Close message.")
@@ -138,7 +122,7 @@ func (s *speakStream) control(ctx context.Context, data []byte, now time.Time, w
 			s.bufChars = 0
 		}
 		s.q.close()
-		code, reason, _ := waitWorker(ctx, writeFailed, workDone)
+		code, reason, _ := s.waitWorker(ctx)
 		return code, reason, true
 	default:
 		return s.fail(ctx, websocket.StatusPolicyViolation, codeUnrecognized, fmt.Sprintf("Unknown message type %q: this stream takes Speak, Flush, Clear and Close.", m.MessageType()))

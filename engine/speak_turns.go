@@ -41,9 +41,15 @@ func (e *Engine) handleSpeechStream(w http.ResponseWriter, r *http.Request) {
 	s := &speechStream{speakSocket: sock, plan: plan, q: newJobQueue[speechJob](), speed: plan.params.Speed}
 	defer s.q.stop()
 	_, version := voiceArch(plan.voice)
-	s.serve(e.ctx, api.SpeechConnected{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUIDs: []string{voiceUUID(plan.voice.Name)}},
-		s.work, s.process)
-	// serve has waited for the processor, the only writer of the totals.
+	first := api.SpeechConnected{RequestID: sock.rid, ModelName: plan.voice.Name, ModelVersion: version, ModelUUIDs: []string{voiceUUID(plan.voice.Name)}}
+	s.serve(e.ctx, s.withWorker(first, s.work, streamHandler{
+		text: s.control,
+		audio: func(ctx context.Context, _ []byte) (websocket.StatusCode, string, bool) {
+			code, reason := s.fail(ctx, websocket.StatusUnsupportedData, codeMessageType, msgBinaryFromUser)
+			return code, reason, true
+		},
+	}))
+	// serve has waited for the loop, the only writer of the totals.
 	noteChars(r.Context(), s.totalBillable, plan.voice.Name)
 }
 
@@ -106,29 +112,6 @@ type speechStream struct {
 	samplesWritten int
 }
 
-// process is the processor loop.
-func (s *speechStream) process(ctx context.Context, in <-chan inbound, writeFailed, workDone <-chan struct{}) (websocket.StatusCode, string) {
-	for {
-		select {
-		case <-ctx.Done():
-			return websocket.StatusGoingAway, reasonShutdown
-		case <-writeFailed:
-			return websocket.StatusGoingAway, ""
-		case f := <-in:
-			if f.err != nil {
-				return websocket.StatusNormalClosure, ""
-			}
-			if f.binary {
-				return s.fail(ctx, websocket.StatusUnsupportedData, codeMessageType, msgBinaryFromUser)
-			}
-			code, reason, done := s.control(ctx, f.data, writeFailed, workDone)
-			if done {
-				return code, reason
-			}
-		}
-	}
-}
-
 func (s *speechStream) fail(ctx context.Context, code websocket.StatusCode, errCode, desc string) (websocket.StatusCode, string) {
 	s.sendMsg(ctx, api.SpeechError{Code: errCode, Description: desc})
 	return code, errCode + ": " + desc
@@ -139,7 +122,7 @@ func (s *speechStream) warn(ctx context.Context, code, desc string) {
 }
 
 // control handles one text message; done reports that the stream ends.
-func (s *speechStream) control(ctx context.Context, data []byte, writeFailed, workDone <-chan struct{}) (websocket.StatusCode, string, bool) {
+func (s *speechStream) control(ctx context.Context, data []byte) (websocket.StatusCode, string, bool) {
 	m, err := api.DecodeSpeechClientMessage(data)
 	if err != nil {
 		code, reason := s.fail(ctx, websocket.StatusPolicyViolation, codeUnrecognized, "The message is not a valid Speak, Flush, Interrupt, Configure or Close message.")
@@ -177,7 +160,7 @@ func (s *speechStream) control(ctx context.Context, data []byte, writeFailed, wo
 			s.open = nil
 		}
 		s.q.close()
-		code, reason, ok := waitWorker(ctx, writeFailed, workDone)
+		code, reason, ok := s.waitWorker(ctx)
 		if ok {
 			input, billable := s.totalInput, s.totalBillable
 			s.queue(ctx, outFrame{build: func() [][]byte {

@@ -696,101 +696,86 @@ func TestStreamUndecodable(t *testing.T) {
 	}
 }
 
-// TestStreamIdle checks section 3: a stream with no frame for the idle
-// period is closed with 1011 NET-0001 after a Metadata message, while
-// KeepAlive text frames (or audio) keep it open. The engine's period is
-// shortened here; TestStreamIdleDefault checks the real 10 s.
+// TestStreamIdle checks section 3 on a fake clock: audio then nothing
+// is closed with 1011 NET-0001 after a Metadata message, one idle window
+// after the last frame, while KeepAlive text frames, silence, or a
+// KeepAlive sent as a binary frame keep the stream open however long.
+// TestSocketLoop checks the silent stream; TestStreamIdleDefault the real
+// 10 s.
 func TestStreamIdle(t *testing.T) {
 	t.Parallel()
-	// The engine's idle timer runs on real time. Long enough that a busy
-	// machine (the whole suite on 2 cores, under -race) does not delay a
-	// KeepAlive, sent every idle/5, past it.
-	const idle = 3 * time.Second
-	l := startEngine(t, Config{IdleTimeout: idle, Recognizer: RecognizerConfig{Warm: -1}})
-	t.Run("silent stream closes", func(t *testing.T) {
-		t.Parallel()
-		ctx := testContext(t, time.Minute)
-		start := time.Now()
-		s := openStream(t, ctx, l, linear16(api.ListenOptions{}))
-		checkIdleClose(t, ctx, s, start, idle)
-	})
-	t.Run("audio then nothing", func(t *testing.T) {
-		t.Parallel()
-		ctx := testContext(t, time.Minute)
-		s := openStream(t, ctx, l, linear16(api.ListenOptions{}))
-		if err := streamAudio(ctx, s, pcmBytes(clipSamples(t, "0880")), 3200, 0); err != nil {
+	r := newSocketRig(t)
+	ep := socketEndpoints[0]
+	if ep.path != api.PathListen {
+		t.Fatalf("socketEndpoints[0] is %s", ep.path)
+	}
+	idle := r.l.Engine.cfg.IdleTimeout
+	binary := func(b []byte) func(context.Context, *websocket.Conn) error {
+		return func(ctx context.Context, c *websocket.Conn) error { return c.Write(ctx, websocket.MessageBinary, b) }
+	}
+	// sendTaken sends a frame and waits for the loop to take it.
+	sendTaken := func(t *testing.T, ctx context.Context, c *websocket.Conn, send func(context.Context, *websocket.Conn) error) {
+		t.Helper()
+		if err := send(ctx, c); err != nil {
 			t.Fatal(err)
 		}
-		checkIdleClose(t, ctx, s, time.Now(), idle)
+		await(t, ctx, r.took, "the loop to take the frame")
+	}
+	t.Run("audio then nothing", func(t *testing.T) {
+		ctx := testContext(t, time.Minute)
+		c := r.open(t, ctx, ep)
+		pcm := pcmBytes(clipSamples(t, "0880"))
+		for len(pcm) > 0 {
+			n := min(len(pcm), 3200)
+			sendTaken(t, ctx, c, binary(pcm[:n]))
+			pcm = pcm[n:]
+		}
+		r.clk.Advance(idle - time.Millisecond)
+		sendTaken(t, ctx, c, binary(make([]byte, 640)))
+		r.clk.Advance(idle)
+		var last frameMsg
+		for {
+			m, err := readFrameMsg(ctx, c)
+			if err != nil {
+				var ce websocket.CloseError
+				if !errors.As(err, &ce) || ce.Code != websocket.StatusInternalError || ce.Reason != reasonIdle || last.Type != api.TypeMetadata {
+					t.Errorf("ended with %v after %+v, want Metadata then 1011 %q", err, last, reasonIdle)
+				}
+				return
+			}
+			last = m
+		}
 	})
 	for _, tc := range []struct {
 		name string
-		send func(ctx context.Context, s *api.ListenStream, conn *websocket.Conn) error
+		send func(context.Context, *websocket.Conn) error
 	}{
-		{"KeepAlive text frames", func(ctx context.Context, s *api.ListenStream, _ *websocket.Conn) error { return s.KeepAlive(ctx) }},
-		{"silence frames", func(ctx context.Context, s *api.ListenStream, _ *websocket.Conn) error {
-			return s.Send(ctx, make([]byte, 640))
+		{"KeepAlive text frames", func(ctx context.Context, c *websocket.Conn) error {
+			return c.Write(ctx, websocket.MessageText, []byte(`{"type":"KeepAlive"}`))
 		}},
-		{"KeepAlive as a binary frame", func(ctx context.Context, s *api.ListenStream, _ *websocket.Conn) error {
-			return s.Send(ctx, []byte(`{"type":"KeepAlive"}`))
-		}},
+		{"silence frames", binary(make([]byte, 640))},
+		{"KeepAlive as a binary frame", binary([]byte(`{"type":"KeepAlive"}`))},
 	} {
 		t.Run(tc.name+" keep it open", func(t *testing.T) {
-			t.Parallel()
 			ctx := testContext(t, time.Minute)
-			s := openStream(t, ctx, l, linear16(api.ListenOptions{}))
-			deadline := time.Now().Add(5 * idle / 2)
-			for time.Now().Before(deadline) {
-				if err := tc.send(ctx, s, nil); err != nil {
-					t.Fatalf("%v before the end: %v", time.Until(deadline), err)
+			c := r.open(t, ctx, ep)
+			for range 5 {
+				sendTaken(t, ctx, c, tc.send)
+				r.clk.Advance(idle - time.Millisecond)
+			}
+			writeText(t, ctx, c, `{"type":"CloseStream"}`)
+			var last frameMsg
+			for {
+				m, err := readFrameMsg(ctx, c)
+				if err != nil {
+					if websocket.CloseStatus(err) != websocket.StatusNormalClosure || last.Type != api.TypeMetadata {
+						t.Errorf("ended with %v after %+v: want a normal close after Metadata", err, last)
+					}
+					return
 				}
-				time.Sleep(idle / 5)
-			}
-			if err := s.CloseStream(ctx); err != nil {
-				t.Fatalf("the stream closed: %v", err)
-			}
-			msgs, err := drain(ctx, s)
-			if !errors.Is(err, io.EOF) || len(msgs) == 0 || msgs[len(msgs)-1].MessageType() != api.TypeMetadata {
-				t.Errorf("messages %v, end %v: want a normal close after Metadata", types(msgs), err)
+				last = m
 			}
 		})
-	}
-}
-
-// TestStreamIdleWhileBusy: the idle window is the client's silence, not
-// the engine's: when the stream's loop is busy past the window (decoding
-// on a loaded machine), messages that arrived meanwhile keep the stream
-// open. The loop is made slow through a test hook: for each audio
-// message it waits until the next message has arrived, then is busy for
-// three idle windows.
-func TestStreamIdleWhileBusy(t *testing.T) {
-	t.Parallel()
-	const idle = 100 * time.Millisecond
-	l := startEngine(t, Config{IdleTimeout: idle, Recognizer: RecognizerConfig{Warm: -1}})
-	ctx := testContext(t, time.Minute)
-	const audioMessages = 8
-	taken := 0 // only the stream's loop calls the hook
-	l.Engine.messageTaken = func(waiting func() int) {
-		if taken++; taken > audioMessages {
-			return // CloseStream, with nothing behind it
-		}
-		for waiting() == 0 && ctx.Err() == nil {
-			time.Sleep(time.Millisecond) // the test's client sends at once
-		}
-		time.Sleep(3 * idle) // a slow decoder, not a wait for an event
-	}
-	s := openStream(t, ctx, l, linear16(api.ListenOptions{}))
-	for range audioMessages {
-		if err := s.Send(ctx, make([]byte, 640)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.CloseStream(ctx); err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := drain(ctx, s)
-	if !errors.Is(err, io.EOF) || len(msgs) == 0 || msgs[len(msgs)-1].MessageType() != api.TypeMetadata {
-		t.Errorf("messages %v, end %v: want a normal close after Metadata", types(msgs), err)
 	}
 }
 
@@ -800,28 +785,6 @@ func unknownCodec(wav []byte) []byte {
 	b := slices.Clone(wav)
 	b[20], b[21] = 0x34, 0x12
 	return b
-}
-
-// checkIdleClose reads s until the engine closes it for idleness.
-func checkIdleClose(t *testing.T, ctx context.Context, s *api.ListenStream, since time.Time, idle time.Duration) {
-	t.Helper()
-	msgs, err := drain(ctx, s)
-	elapsed := time.Since(since)
-	var e *api.Error
-	if !errors.As(err, &e) || e.CloseCode != 1011 || e.Code != api.CodeNetTimeout {
-		t.Fatalf("stream ended with %v after %v, want 1011 NET-0001", err, types(msgs))
-	}
-	if !strings.Contains(e.Message, "timeout") {
-		t.Errorf("reason %q", e.Message)
-	}
-	if len(msgs) == 0 || msgs[len(msgs)-1].MessageType() != api.TypeMetadata {
-		t.Errorf("messages %v: want Metadata just before the close", types(msgs))
-	}
-	// The upper bound only tells a timer that fires from one that does
-	// not: on a loaded machine the close can come seconds late.
-	if elapsed < idle || elapsed > idle+10*time.Second {
-		t.Errorf("closed %v after the last frame, the idle period is %v", elapsed, idle)
-	}
 }
 
 // TestStreamIdleDefault checks the real idle period of section 8, 10 s,

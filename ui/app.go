@@ -36,6 +36,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/audio/device"
+	esclock "github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -138,8 +139,12 @@ type Options struct {
 	// onShown, if not nil, is called on the UI goroutine after every
 	// answer from the service is on screen. Tests use it to wait.
 	onShown func()
-	// now tells the time shown; nil means time.Now.
+	// now tells the time shown; nil means clock's.
 	now func() time.Time
+	// clock paces what the window does in time: the frames of a tab's
+	// events, the inspector's repaints, the overlay's save. nil means
+	// the system's.
+	clock esclock.Clock
 	// service, if not nil, answers the Service tab instead of the
 	// workspace. Tests use it to give answers the workspace cannot.
 	service Service
@@ -162,7 +167,7 @@ func (o Options) queryTimeout() time.Duration {
 // App is Earshot's main window and the work it runs in the background.
 //
 // New and ShowAndRun are called from the main goroutine. The fields New
-// sets from its arguments (ws, svc, opts, log, now) never change, and ctx
+// sets from its arguments (ws, svc, opts, log, now, clock) never change, and ctx
 // and wg are safe for concurrent use, so background goroutines may read
 // them; every other field is touched only on the UI goroutine.
 type App struct {
@@ -173,6 +178,7 @@ type App struct {
 	opts   Options
 	log    *slog.Logger
 	now    func() time.Time
+	clock  esclock.Clock
 
 	// ctx is cancelled when the window closes or ShowAndRun returns; every
 	// background goroutine runs under it and is counted in wg.
@@ -257,6 +263,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 		opts:    opts,
 		log:     opts.Logger,
 		now:     opts.now,
+		clock:   esclock.Or(opts.clock),
 		ctx:     ctx,
 		cancel:  cancel,
 		waiting: map[string]bool{partService: true, partSettings: true, partKey: true, partHistory: true},
@@ -270,7 +277,7 @@ func New(a fyne.App, ws *sessions.Workspace, opts Options) *App {
 		app.log = slog.New(slog.DiscardHandler)
 	}
 	if app.now == nil {
-		app.now = time.Now
+		app.now = app.clock.Now
 	}
 	if opts.AutoStart || opts.AutoConverse || opts.AutoAnalyze != "" || opts.AutoSpeak != "" || len(opts.AutoAgent) > 0 {
 		app.waiting[partAuto] = true

@@ -196,7 +196,7 @@ func (in *inspector) watch() {
 	}
 	in.app.goAsync(func(app context.Context) {
 		defer unsubscribe()
-		tick := time.NewTicker(inspectorRepaint)
+		tick := in.app.clock.NewTicker(inspectorRepaint)
 		defer tick.Stop()
 		pending := true // show what came before the window opened
 		for {
@@ -207,7 +207,7 @@ func (in *inspector) watch() {
 				return
 			case <-sig:
 				pending = true
-			case <-tick.C:
+			case <-tick.C():
 				if pending {
 					pending = false
 					in.app.onUI(func() {

@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	esclock "github.com/earshot-app/earshot/internal/clock"
 )
 
 // Words, limits and preference keys of the caption overlay.
@@ -114,7 +116,7 @@ type overlay struct {
 	gen int
 	// stopKeeping ends the watcher of this showing (overlay_x11.go).
 	stopKeeping context.CancelFunc
-	saveTimer   *time.Timer
+	saveTimer   esclock.Timer
 	// aboveProblem is why this showing is not above other windows, ""
 	// when it is; aboveKnown is set once that is known.
 	aboveProblem string
@@ -332,7 +334,7 @@ func (o *overlay) saveSoon() {
 		o.saveTimer.Reset(overlaySaveDelay)
 		return
 	}
-	o.saveTimer = time.AfterFunc(overlaySaveDelay, func() { o.app.onUI(o.save) })
+	o.saveTimer = o.app.clock.AfterFunc(overlaySaveDelay, func() { o.app.onUI(o.save) })
 }
 
 // save keeps the overlay's text size, size and place in the

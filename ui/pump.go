@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	esclock "github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -38,15 +39,13 @@ type pump struct {
 	setMuted func(bool)
 
 	frame time.Duration
-	now   func() time.Time
-	// after returns a channel that delivers once d has passed.
-	after func(d time.Duration) <-chan time.Time
+	clock esclock.Clock // paces the frames
 }
 
 // newPump returns a pump that hands events to apply through onUI, at
 // most once per frameInterval.
 func (a *App) newPump(events <-chan sessions.Event, apply func([]sessions.Event)) *pump {
-	return &pump{events: events, apply: apply, ui: a.onUI, frame: frameInterval, now: time.Now, after: time.After}
+	return &pump{events: events, apply: apply, ui: a.onUI, frame: frameInterval, clock: a.clock}
 }
 
 // run reads events until the channel is closed, and returns once the
@@ -57,17 +56,23 @@ func (a *App) newPump(events <-chan sessions.Event, apply func([]sessions.Event)
 func (p *pump) run(ctx context.Context) {
 	var (
 		pending  []sessions.Event
-		inFlight bool      // a batch was handed over and is not applied yet
-		last     time.Time // when the last batch was handed over
+		inFlight bool          // a batch was handed over and is not applied yet
+		last     time.Time     // when the last batch was handed over
+		timer    esclock.Timer // the frame's end, while one is waited for
 		wake     <-chan time.Time
 		events   = p.events
 		applied  = make(chan struct{}, 1)
 	)
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	send := func() {
 		b := pending
 		pending = nil
 		inFlight = true
-		last = p.now()
+		last = p.clock.Now()
 		p.ui(func() {
 			p.apply(b)
 			applied <- struct{}{} // one batch in flight: never blocks
@@ -79,8 +84,13 @@ func (p *pump) run(ctx context.Context) {
 		if inFlight || wake != nil || len(pending) == 0 {
 			return
 		}
-		if wait := p.frame - p.now().Sub(last); wait > 0 {
-			wake = p.after(wait)
+		if wait := p.frame - p.clock.Since(last); wait > 0 {
+			if timer == nil {
+				timer = p.clock.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			wake = timer.C()
 			return
 		}
 		send()

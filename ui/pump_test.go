@@ -8,48 +8,42 @@ import (
 	"testing"
 	"time"
 
+	esclock "github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/sessions"
 )
 
 // pumpRig runs a pump on a fake clock, with a UI goroutine the test plays
 // by hand: batches handed over wait in ui until the test applies them,
-// and a frame's wait is a timer the test fires.
+// and a frame's wait is a timer of the clock the test moves.
 type pumpRig struct {
 	p       *pump
+	clk     *esclock.Fake
 	events  chan sessions.Event
 	mute    chan bool
-	ui      chan func()    // handed to the UI goroutine, not run yet
-	timers  chan fakeTimer // frame waits the pump asked for
+	ui      chan func() // handed to the UI goroutine, not run yet
 	applied [][]sessions.Event
 	handed  []time.Time // when each batch was handed over, on the fake clock
 	muted   []bool
 	done    chan struct{}
 	closed  bool // events is closed
 
-	mu  sync.Mutex // guards now, handed, muted
-	now time.Time
-}
-
-type fakeTimer struct {
-	d time.Duration
-	c chan time.Time
+	mu sync.Mutex // guards handed, muted
 }
 
 func newPumpRig(t *testing.T, ctx context.Context) *pumpRig {
 	r := &pumpRig{
+		clk:    esclock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)),
 		events: make(chan sessions.Event), // unbuffered: a send returns once the pump took it
 		mute:   make(chan bool),
 		ui:     make(chan func(), 8),
-		timers: make(chan fakeTimer, 8),
 		done:   make(chan struct{}),
-		now:    time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC),
 	}
 	r.p = &pump{
 		events: r.events,
 		apply:  func(b []sessions.Event) { r.applied = append(r.applied, b) },
 		ui: func(fn func()) {
 			r.mu.Lock()
-			r.handed = append(r.handed, r.now)
+			r.handed = append(r.handed, r.clk.Now())
 			r.mu.Unlock()
 			r.ui <- fn
 		},
@@ -60,16 +54,7 @@ func newPumpRig(t *testing.T, ctx context.Context) *pumpRig {
 			r.mu.Unlock()
 		},
 		frame: frameInterval,
-		now: func() time.Time {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			return r.now
-		},
-		after: func(d time.Duration) <-chan time.Time {
-			c := make(chan time.Time, 1)
-			r.timers <- fakeTimer{d, c}
-			return c
-		},
+		clock: r.clk,
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
@@ -90,12 +75,6 @@ func (r *pumpRig) close() {
 		r.closed = true
 		close(r.events)
 	}
-}
-
-func (r *pumpRig) advance(d time.Duration) {
-	r.mu.Lock()
-	r.now = r.now.Add(d)
-	r.mu.Unlock()
 }
 
 // sync returns once the pump has dealt with everything sent before: it
@@ -122,15 +101,18 @@ func (r *pumpRig) assertNothingHanded(t *testing.T, when string) {
 	}
 }
 
-func (r *pumpRig) timer(t *testing.T) fakeTimer {
+// frameWait waits until the pump waits for the end of a frame, and
+// checks that the wait ends after d: not a moment before.
+func (r *pumpRig) frameWait(t *testing.T, d time.Duration) {
 	t.Helper()
-	select {
-	case tm := <-r.timers:
-		return tm
-	case <-time.After(10 * time.Second):
+	if !r.clk.WaitForWaiters(1, t.Context().Done()) {
 		t.Fatal("the pump set no timer for the next frame")
 	}
-	return fakeTimer{}
+	r.clk.Advance(d - time.Nanosecond)
+	if r.clk.Waiters() != 1 {
+		t.Fatalf("the pump's frame ended before %v", d)
+	}
+	r.clk.Advance(time.Nanosecond)
 }
 
 func final(seq int) sessions.Event {
@@ -158,26 +140,20 @@ func TestPumpFrames(t *testing.T) {
 	r.events <- final(1)
 	r.sync(true)
 	r.assertNothingHanded(t, "before the first batch is applied")
-	if len(r.timers) != 0 {
+	if r.clk.Waiters() != 0 {
 		t.Error("the pump waits for a frame while a batch is in flight")
 	}
 
 	// Once applied, the rest waits for the frame to end.
 	apply1()
-	tm := r.timer(t)
-	if tm.d != frameInterval {
-		t.Errorf("the pump waits %v after a batch handed over now, want a frame (%v)", tm.d, frameInterval)
-	}
-	r.assertNothingHanded(t, "within the frame")
-	r.advance(tm.d)
-	tm.c <- time.Time{}
+	r.frameWait(t, frameInterval)
 	r.handedOver(t)()
 	if want := [][]sessions.Event{{first}, {level, interim, final(1)}}; !sameBatches(r.applied, want) {
 		t.Errorf("applied %s, want %s", batchesString(r.applied), batchesString(want))
 	}
 
 	// A frame later, an event goes at once again.
-	r.advance(3 * frameInterval)
+	r.clk.Advance(3 * frameInterval)
 	r.events <- final(2)
 	apply3 := r.handedOver(t)
 	r.sync(false)
@@ -213,11 +189,8 @@ func TestPumpLastBatchWaitsForItsFrame(t *testing.T) {
 	r.events <- final(0)
 	r.handedOver(t)()
 	r.events <- final(1)
-	tm := r.timer(t)
 	r.close()
-	r.assertNothingHanded(t, "within the frame")
-	r.advance(tm.d)
-	tm.c <- time.Time{}
+	r.frameWait(t, frameInterval)
 	r.handedOver(t)()
 	<-r.done
 	if want := [][]sessions.Event{{final(0)}, {final(1)}}; !sameBatches(r.applied, want) {
@@ -284,8 +257,7 @@ func TestPumpKeepsEveryEventInOrder(t *testing.T) {
 			uiQueue <- fn
 		},
 		frame: time.Millisecond,
-		now:   time.Now,
-		after: time.After,
+		clock: esclock.Real{},
 	}
 	// The UI goroutine: every seventh batch it has more to do.
 	uiDone := make(chan struct{})

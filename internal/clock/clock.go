@@ -12,8 +12,15 @@ import (
 // Clock tells the time and hands out timers and tickers.
 type Clock interface {
 	Now() time.Time
+	// Since returns the time passed since t: Now().Sub(t).
+	Since(t time.Time) time.Duration
 	NewTimer(d time.Duration) Timer
 	NewTicker(d time.Duration) Ticker
+	// AfterFunc calls f once d has passed, unless the Timer it returns
+	// is stopped first; see time.AfterFunc. The Timer's C is nil. The
+	// real clocks call f on a goroutine of its own; Fake calls it from
+	// Advance.
+	AfterFunc(d time.Duration, f func()) Timer
 }
 
 // Timer is the part of time.Timer a Clock hands out.
@@ -37,6 +44,12 @@ type Real struct{}
 
 // Now returns time.Now().
 func (Real) Now() time.Time { return time.Now() }
+
+// Since returns time.Since(t).
+func (Real) Since(t time.Time) time.Duration { return time.Since(t) }
+
+// AfterFunc returns time.AfterFunc(d, f).
+func (Real) AfterFunc(d time.Duration, f func()) Timer { return realTimer{time.AfterFunc(d, f)} }
 
 // NewTimer returns a time.Timer firing after d.
 func (Real) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
@@ -76,6 +89,14 @@ func (c Scaled) Now() time.Time {
 	return c.Origin.Add(time.Duration(float64(time.Since(c.Origin)) * c.Factor))
 }
 
+// Since returns the scaled time passed since t.
+func (c Scaled) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// AfterFunc calls f after d of scaled time.
+func (c Scaled) AfterFunc(d time.Duration, f func()) Timer {
+	return scaledTimer{time.AfterFunc(c.real(d), f), c}
+}
+
 // NewTimer returns a timer firing after d of scaled time.
 func (c Scaled) NewTimer(d time.Duration) Timer { return scaledTimer{time.NewTimer(c.real(d)), c} }
 
@@ -95,8 +116,9 @@ func (t scaledTimer) Reset(d time.Duration) bool { return t.t.Reset(t.c.real(d))
 
 // Fake is a Clock that moves only through Advance. Its timers and tickers
 // fire, in order of their deadlines, as Advance passes them; a channel
-// that is not read in time drops the tick, as time.Ticker does. It is safe
-// for concurrent use.
+// that is not read in time drops the tick, as time.Ticker does. The
+// functions of AfterFunc run in Advance's goroutine, in the same order,
+// so they have run when Advance returns. It is safe for concurrent use.
 type Fake struct {
 	mu      sync.Mutex // guards now, waiters, changed
 	now     time.Time
@@ -119,6 +141,17 @@ func (f *Fake) Now() time.Time {
 // NewTimer returns a timer firing once Advance passes now+d.
 func (f *Fake) NewTimer(d time.Duration) Timer {
 	t := &fakeTimer{f: f, c: make(chan time.Time, 1)}
+	t.Reset(d)
+	return t
+}
+
+// Since returns the fake time passed since t.
+func (f *Fake) Since(t time.Time) time.Duration { return f.Now().Sub(t) }
+
+// AfterFunc returns a timer that calls fn, from Advance, once Advance
+// passes now+d.
+func (f *Fake) AfterFunc(d time.Duration, fn func()) Timer {
+	t := &fakeTimer{f: f, fn: fn}
 	t.Reset(d)
 	return t
 }
@@ -148,18 +181,29 @@ func (f *Fake) Advance(d time.Duration) {
 		if next == nil {
 			break
 		}
-		f.now = next.when
-		select {
-		case next.c <- f.now:
-		default:
+		if next.when.After(f.now) {
+			f.now = next.when // never back, should Advances overlap
 		}
 		if next.period > 0 {
 			next.when = next.when.Add(next.period)
 		} else {
 			f.remove(next)
 		}
+		if next.fn != nil {
+			// Unlocked, so that fn may use the clock.
+			f.mu.Unlock()
+			next.fn()
+			f.mu.Lock()
+			continue
+		}
+		select {
+		case next.c <- f.now:
+		default:
+		}
 	}
-	f.now = end
+	if end.After(f.now) {
+		f.now = end
+	}
 	f.mu.Unlock()
 }
 
@@ -226,26 +270,41 @@ func (f *Fake) signal() {
 
 type fakeTimer struct {
 	f      *Fake
-	c      chan time.Time
+	c      chan time.Time // nil for AfterFunc's
+	fn     func()         // AfterFunc's function
 	when   time.Time
 	period time.Duration
 }
 
 func (t *fakeTimer) C() <-chan time.Time { return t.c }
 
+// Stop and Reset drop a time that was delivered and not read, as
+// time.Timer does since Go 1.23: after either, C delivers only a time
+// still to come.
 func (t *fakeTimer) Stop() bool {
 	t.f.mu.Lock()
 	defer t.f.mu.Unlock()
+	t.drain()
 	return t.f.remove(t)
 }
 
 func (t *fakeTimer) Reset(d time.Duration) bool {
 	t.f.mu.Lock()
 	defer t.f.mu.Unlock()
+	t.drain()
 	active := t.f.remove(t)
 	t.when = t.f.now.Add(d)
 	t.f.add(t)
 	return active
+}
+
+// drain drops an unread time. f.mu is held, so Advance cannot deliver
+// meanwhile.
+func (t *fakeTimer) drain() {
+	select {
+	case <-t.c:
+	default:
+	}
 }
 
 // fakeTicker is a periodic fakeTimer with Ticker's Stop.

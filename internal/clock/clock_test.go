@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -113,5 +114,82 @@ func TestWaitForNoWaiters(t *testing.T) {
 	close(done)
 	if f.WaitForNoWaiters(done) {
 		t.Error("no waiters reported with a timer waiting")
+	}
+}
+
+func TestFakeAfterFunc(t *testing.T) {
+	f := NewFake(time.Unix(0, 0))
+	var ran []string
+	f.AfterFunc(2*time.Second, func() { ran = append(ran, "b") })
+	a := f.AfterFunc(time.Second, func() {
+		ran = append(ran, "a")
+		if len(ran) > 1 {
+			return // run again by Reset
+		}
+		// The clock reads the timer's time, and may be used from fn.
+		if got := f.Since(time.Unix(0, 0)); got != time.Second {
+			t.Errorf("a ran at %v, want 1s", got)
+		}
+		f.AfterFunc(500*time.Millisecond, func() { ran = append(ran, "a2") })
+	})
+	stopped := f.AfterFunc(time.Second, func() { ran = append(ran, "stopped") })
+	if !stopped.Stop() {
+		t.Error("a waiting AfterFunc reported inactive")
+	}
+	if a.C() != nil {
+		t.Error("an AfterFunc timer has a channel")
+	}
+	f.Advance(999 * time.Millisecond)
+	if len(ran) != 0 {
+		t.Fatalf("ran %v before its time", ran)
+	}
+	f.Advance(5 * time.Second)
+	if want := []string{"a", "a2", "b"}; !slices.Equal(ran, want) {
+		t.Errorf("ran %v, want %v", ran, want)
+	}
+	if a.Stop() {
+		t.Error("a fired AfterFunc reported active")
+	}
+	if got := f.Since(time.Unix(0, 0)); got != 5999*time.Millisecond {
+		t.Errorf("Since = %v", got)
+	}
+	// Reset arms a fired one again.
+	a.Reset(time.Second)
+	f.Advance(time.Second)
+	if ran[len(ran)-1] != "a" {
+		t.Errorf("reset AfterFunc did not run again: %v", ran)
+	}
+}
+
+func TestRealAfterFunc(t *testing.T) {
+	for _, c := range []Clock{Real{}, Scaled{Origin: time.Now(), Factor: 10}} {
+		done := make(chan struct{})
+		c.AfterFunc(time.Millisecond, func() { close(done) })
+		<-done
+		if c.Since(c.Now().Add(-time.Hour)) < time.Hour {
+			t.Errorf("%T: Since an hour ago is under an hour", c)
+		}
+	}
+}
+
+// TestFakeResetDropsUnread: as with time.Timer since Go 1.23, a time
+// delivered but not read is gone after Reset or Stop, so a loop that
+// resets its timer on every message never reads a stale firing.
+func TestFakeResetDropsUnread(t *testing.T) {
+	f := NewFake(time.Unix(0, 0))
+	tm := f.NewTimer(time.Second)
+	f.Advance(time.Second) // delivered, not read
+	tm.Reset(time.Second)
+	select {
+	case <-tm.C():
+		t.Fatal("a stale time after Reset")
+	default:
+	}
+	f.Advance(time.Second)
+	tm.Stop()
+	select {
+	case <-tm.C():
+		t.Fatal("a stale time after Stop")
+	default:
 	}
 }
