@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/internal/clock"
 	"github.com/earshot-app/earshot/internal/textseg"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/store"
 )
 
@@ -717,30 +717,16 @@ func (w *Workspace) ExportMeetingNotes(ctx context.Context, id int64, out io.Wri
 	return WriteNotesMarkdown(out, n, m)
 }
 
-// NotesTime writes seconds into a meeting as mm:ss, or h:mm:ss from the
-// first hour on.
-func NotesTime(seconds float64) string {
-	if math.IsNaN(seconds) || seconds < 0 {
-		seconds = 0
-	}
-	s := int64(seconds)
-	h, m, sec := s/3600, s/60%60, s%60
-	if h > 0 {
-		return fmt.Sprintf("%d:%02d:%02d", h, m, sec)
-	}
-	return fmt.Sprintf("%02d:%02d", m, sec)
-}
-
-// ItemWhere says who said an item and when: "Speaker 2, 01:05",
-// "01:05", or "" when it was not placed.
+// ItemWhere says who said an item and when: "Speaker 2, 1:05",
+// "1:05", or "" when it was not placed.
 func ItemWhere(it NoteItem) string {
 	if !it.Placed() {
 		return ""
 	}
 	if it.Speaker == "" {
-		return NotesTime(it.At)
+		return timecode.Of(it.At)
 	}
-	return it.Speaker + ", " + NotesTime(it.At)
+	return it.Speaker + ", " + timecode.Of(it.At)
 }
 
 // Plain lines of notes without a part.
@@ -769,7 +755,7 @@ func WriteNotesMarkdown(w io.Writer, n Notes, m Meeting) error {
 	if !started.IsZero() {
 		meta = append(meta, "Date: "+started.Format("2 January 2006 15:04"))
 	}
-	meta = append(meta, "Length: "+NotesTime(max(m.Length, n.Length)))
+	meta = append(meta, "Length: "+timecode.Of(max(m.Length, n.Length)))
 	speakers := m.Speakers()
 	if len(speakers) == 0 {
 		speakers = n.Speakers
@@ -796,7 +782,7 @@ func WriteNotesMarkdown(w io.Writer, n Notes, m Meeting) error {
 
 	fmt.Fprint(bw, "## Transcript\n\n")
 	for _, l := range m.Lines {
-		lead := NotesTime(l.Start)
+		lead := timecode.Of(l.Start)
 		if l.Speaker != "" {
 			lead += " " + mdInline(l.Speaker) + ":"
 		}

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -170,7 +171,7 @@ func sessionDetails(s store.Session, now time.Time) string {
 	}
 	duration := ""
 	if s.Duration > 0 {
-		duration = clock(s.Duration)
+		duration = timecode.Of(s.Duration)
 	}
 	if s.Status == store.StatusFailed {
 		return joinDot(when(s.Started, now), duration, source, sessionOutcome(s))

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	esclock "github.com/earshot-app/earshot/internal/clock"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -234,7 +235,7 @@ func (t *historyTab) updateItem(r historyEntry, row *fyne.Container) {
 	if r.snippet != "" {
 		prefix := kindName(r.s.Kind)
 		if r.hasAt {
-			prefix += " at " + clock0(r.at)
+			prefix += " at " + timecode.Of(r.at)
 		}
 		detail.Segments = append([]widget.RichTextSegment{&widget.TextSegment{Text: prefix + ": ", Style: style}}, snippetSegments(r.snippet)...)
 	} else {
@@ -244,12 +245,6 @@ func (t *historyTab) updateItem(r historyEntry, row *fyne.Container) {
 		}}
 	}
 	detail.Refresh()
-}
-
-// clock0 says a time in a recording as mm:ss.
-func clock0(sec float64) string {
-	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
-	return fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // kindIcon is the icon of a kind of session: its tab's.

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -75,7 +76,7 @@ func (p *transcriptPlayer) buildUI() fyne.CanvasObject {
 	p.slider.Step = 0.1
 	p.slider.OnChanged = func(v float64) {
 		if !p.setting && p.kept != nil {
-			p.pos.SetText(clock(v) + " / " + clock(p.kept.Duration().Seconds()))
+			p.pos.SetText(timecode.Of(v) + " / " + timecode.Of(p.kept.Duration().Seconds()))
 		}
 	}
 	p.slider.OnChangeEnded = func(v float64) {
@@ -354,7 +355,7 @@ func (p *transcriptPlayer) show(at time.Duration) {
 	}
 	p.at = at
 	sec := at.Seconds()
-	p.pos.SetText(clock(sec) + " / " + clock(p.kept.Duration().Seconds()))
+	p.pos.SetText(timecode.Of(sec) + " / " + timecode.Of(p.kept.Duration().Seconds()))
 	p.setting = true
 	p.slider.SetValue(sec)
 	p.setting = false
