@@ -236,7 +236,7 @@ func (m Meeting) sentences() []string {
 			words[0] = capitaliseWord(words[0])
 		}
 		last := words[len(words)-1]
-		ends := endsInStop(last)
+		ends := textseg.EndsInStop(last)
 		if !ends && m.lineEndsSentence(i) {
 			words[len(words)-1] = last + "."
 			ends = true
@@ -271,14 +271,6 @@ func capitaliseWord(w string) string {
 		return w
 	}
 	return string(unicode.ToUpper(r)) + w[n:]
-}
-
-// endsInStop reports whether a word ends a sentence by its punctuation,
-// before any closing quote or bracket.
-func endsInStop(w string) bool {
-	w = strings.TrimRightFunc(w, func(r rune) bool { return strings.ContainsRune(`"')]}’”»`, r) })
-	r, _ := utf8.DecodeLastRuneInString(w)
-	return strings.ContainsRune(".!?…。！？", r)
 }
 
 // Document is the transcript as it is sent to text intelligence: a line

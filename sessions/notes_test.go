@@ -357,6 +357,24 @@ func TestMeetingNotesRefused(t *testing.T) {
 	}
 }
 
+// TestMeetingNotesSentenceMarks: a line that ends in a mark that ends
+// sentences, whichever textseg knows, is given no full stop of its own
+// (notes kept a list of its own that lacked ⁉, ‼ and the CJK brackets,
+// and wrote "so⁉." and "」.").
+func TestMeetingNotesSentenceMarks(t *testing.T) {
+	m := sessions.Meeting{Lines: []sessions.MeetingLine{
+		{Start: 0, End: 1, Speaker: "Speaker 1", Text: "is that so⁉"},
+		{Start: 1, End: 2, Speaker: "Speaker 2", Text: "「終わりました。」"},
+		{Start: 2, End: 3, Speaker: "Speaker 1", Text: "great‼"},
+		{Start: 3, End: 4, Speaker: "Speaker 2", Text: "see Dr."},
+		{Start: 4, End: 5, Speaker: "Speaker 1", Text: "thanks"},
+	}}
+	want := "Is that so⁉\n「終わりました。」\nGreat‼\nSee Dr.\nThanks."
+	if got := m.Document(); got != want {
+		t.Errorf("Document =\n%q\nwant\n%q", got, want)
+	}
+}
+
 // TestMeetingNotesLocate maps the positions of the words of a meeting's
 // Document back to its lines: their speakers, and their times, a word's
 // own when the line has word timings.
