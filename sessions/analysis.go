@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"math"
-	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -34,10 +33,6 @@ import (
 // parts; it keeps a wrong file from filling memory. Files themselves are
 // bounded by document.MaxBytes.
 const MaxAnalysisBytes = 10 << 20
-
-// analysisFetchTimeout bounds fetching a document named by URL for the
-// source view.
-const analysisFetchTimeout = 15 * time.Second
 
 // Errors of an analysis that a person can act on.
 var (
@@ -794,34 +789,19 @@ func checkDocument(b []byte, name string) (string, error) {
 	return strings.TrimPrefix(string(b), "\uFEFF"), nil
 }
 
-// fetch reads the document at u, as the service did, for the source view.
+// fetch reads the plain-text document at u again, as the service read
+// it, for the source view (or to analyse it in parts): with the fetcher
+// that read it first (document.Fetch), its text decoded as that decodes
+// text and kept as it stands.
 func (a *Analysis) fetch(ctx context.Context, u string) (string, error) {
-	client := a.HTTPClient
-	if client == nil {
-		client = &http.Client{Timeout: analysisFetchTimeout}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	f, err := document.Fetch(ctx, a.HTTPClient, u)
 	if err != nil {
 		return "", fmt.Errorf("fetch the document: %w", err)
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("fetch the document: %w", err)
+	if !f.PlainURL {
+		return "", fmt.Errorf("fetch the document: %s: %w", f.ContentType, ErrNotText)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("fetch the document: HTTP %d", resp.StatusCode)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || !strings.HasPrefix(mt, "text/") {
-			return "", fmt.Errorf("fetch the document: %s: %w", ct, ErrNotText)
-		}
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnalysisBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("fetch the document: %w", err)
-	}
-	return checkDocument(b, "the document")
+	return checkDocument([]byte(f.Plain), "the document")
 }
 
 // redactURL names a URL for history and people: its scheme, host and
