@@ -459,7 +459,7 @@ func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
 		if doc == nil {
 			s.emit(&AnalysisProgressEvent{Phase: AnalysisReading})
 			var err error
-			if doc, err = readDocument(ctx, in.Path); err != nil {
+			if doc, err = ReadDocument(ctx, in.Path); err != nil {
 				return nil, err
 			}
 		}
@@ -719,11 +719,13 @@ func countGiven(in AnalysisInput) int {
 	return n
 }
 
-// readDocument reads the document at path, in any format package
-// document reads. A file that cannot be opened, or a folder, is a
-// *FileError; the document's own errors (a scanned PDF, a format it does
-// not read, no text) name the file themselves.
-func readDocument(ctx context.Context, path string) (*document.Document, error) {
+// ReadDocument reads the document at path, in any format package
+// document reads, as an analysis of a file reads it: the app's one way to
+// open a document to show or analyse. A file that cannot be opened, or a
+// folder, is a *FileError that names it; the document's own errors (a
+// scanned PDF, a format it does not read, no text) name the file
+// themselves.
+func ReadDocument(ctx context.Context, path string) (*document.Document, error) {
 	name := filepath.Base(path)
 	info, err := os.Stat(path)
 	if err != nil {
@@ -741,6 +743,14 @@ func readDocument(ctx context.Context, path string) (*document.Document, error) 
 		return nil, err
 	}
 	return doc, nil
+}
+
+// FetchDocument fetches the document at u (http or https) and reads it,
+// as an analysis of a URL fetches it (document.Fetch, with its own
+// timeout): a web page or a PDF to be sent as text, or a plain-text
+// document (PlainURL) that the service fetches by its address.
+func FetchDocument(ctx context.Context, u string) (*document.Fetched, error) {
+	return document.Fetch(ctx, nil, u)
 }
 
 // useDocument sends doc's text and keeps its format and pages with the
