@@ -19,10 +19,6 @@ import (
 	"github.com/earshot-app/earshot/store"
 )
 
-// playheadInterval is how often the playhead is shown while playing: a
-// few times a second moves the word mark with the speech, at little cost.
-const playheadInterval = 100 * time.Millisecond
-
 // transcriptPlayer plays the audio kept with a past session under its
 // transcript in a captionView: a bar with play/pause, the position and a
 // seek slider; the caption being heard is highlighted and kept in view,
@@ -292,33 +288,20 @@ func (p *transcriptPlayer) seek(at time.Duration, play bool) {
 	})
 }
 
-// follow shows the playhead of pl a few times a second until it ends or
-// the player moves on.
+// follow shows the playhead of pl until it ends or the player moves on.
 func (p *transcriptPlayer) follow(pl *sessions.Playing, gen int) {
 	ctx, cancel := context.WithCancel(p.app.ctx)
 	p.watch = cancel
 	p.app.goAsync(func(context.Context) {
-		t := time.NewTicker(playheadInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-pl.Done():
-				p.app.onUI(func() {
-					if gen == p.gen {
-						p.ended()
-					}
-				})
-				return
-			case <-t.C:
-				p.app.onUI(func() {
-					if gen == p.gen && p.playing == pl {
-						p.show(p.position())
-					}
-				})
+		p.app.followPlaying(ctx, pl, func(time.Duration) {
+			if gen == p.gen && p.playing == pl {
+				p.show(p.position())
 			}
-		}
+		}, func(error) {
+			if gen == p.gen {
+				p.ended()
+			}
+		})
 	})
 }
 
