@@ -44,7 +44,7 @@ type historyPanel struct {
 	notes   *notesView // built on first use
 
 	all      []store.Session // as last loaded
-	rows     []historyRow    // what the list shows: all, or the search's hits
+	rows     []historyEntry  // what the list shows: all, or the search's hits
 	selected int64           // the selected session's id, 0 for none
 	canRerun int64           // the selected session's id once it is known to have audio
 	rerunAsk int64           // the selected session's id once it is known whether it has
@@ -55,13 +55,6 @@ type historyPanel struct {
 	query        string
 	searchGen    int // counts searches; only the latest one's answer is shown
 	cancelSearch context.CancelFunc
-}
-
-// historyRow is one row of the list: a session and, for a search, the
-// words that matched.
-type historyRow struct {
-	s       store.Session
-	snippet string
 }
 
 func newHistoryPanel(tab *captionsTab) *historyPanel {
@@ -83,7 +76,7 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 		newHistoryItem,
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id < len(h.rows) {
-				h.updateItem(h.rows[id], o.(*fyne.Container))
+				fillHistoryRow(h.rows[id], o.(*fyne.Container), h.tab.app.now())
 			}
 		},
 	)
@@ -126,39 +119,6 @@ func newHistoryItem() fyne.CanvasObject {
 	detail.Truncation = fyne.TextTruncateEllipsis
 	return container.NewBorder(nil, nil, widget.NewIcon(micIcon), nil,
 		container.New(stackedLayout{}, title, detail))
-}
-
-// updateItem fills a row.
-func (h *historyPanel) updateItem(r historyRow, row *fyne.Container) {
-	var icon *widget.Icon
-	var lines *fyne.Container
-	for _, o := range row.Objects {
-		switch o := o.(type) {
-		case *widget.Icon:
-			icon = o
-		case *fyne.Container:
-			lines = o
-		}
-	}
-	switch r.s.Kind {
-	case store.KindFile:
-		icon.SetResource(theme.FileAudioIcon())
-	case store.KindConversation:
-		icon.SetResource(theme.AccountIcon()) // the Conversation tab's
-	default:
-		icon.SetResource(micIcon)
-	}
-	lines.Objects[0].(*widget.Label).SetText(r.s.Title)
-	detail := lines.Objects[1].(*widget.RichText)
-	if r.snippet != "" {
-		detail.Segments = snippetSegments(r.snippet)
-	} else {
-		detail.Segments = []widget.RichTextSegment{&widget.TextSegment{
-			Text:  sessionDetails(r.s, h.tab.app.now()),
-			Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText},
-		}}
-	}
-	detail.Refresh()
 }
 
 // sessionDetails describes a session in one line: when, how long, how it
@@ -329,17 +289,17 @@ func (h *historyPanel) setSessions(list []store.Session, err error) {
 	h.setRows(rowsOf(list), "Sessions you record or transcribe are kept here.")
 }
 
-func rowsOf(list []store.Session) []historyRow {
-	rows := make([]historyRow, len(list))
+func rowsOf(list []store.Session) []historyEntry {
+	rows := make([]historyEntry, len(list))
 	for i, s := range list {
-		rows[i] = historyRow{s: s}
+		rows[i] = historyEntry{s: s}
 	}
 	return rows
 }
 
 // setRows shows rows, keeping the selection when its session is among
 // them; emptyText says why the list is empty.
-func (h *historyPanel) setRows(rows []historyRow, emptyText string) {
+func (h *historyPanel) setRows(rows []historyEntry, emptyText string) {
 	h.rows = rows
 	h.list.Refresh()
 	if len(rows) == 0 {
@@ -444,7 +404,7 @@ func (h *historyPanel) showHits(q string, hits []store.Hit, err error) {
 	for _, s := range h.all {
 		byID[s.ID] = s
 	}
-	var rows []historyRow
+	var rows []historyEntry
 	seen := map[int64]bool{}
 	for _, hit := range hits {
 		s, ok := byID[hit.SessionID]
@@ -452,7 +412,7 @@ func (h *historyPanel) showHits(q string, hits []store.Hit, err error) {
 			continue
 		}
 		seen[s.ID] = true
-		rows = append(rows, historyRow{s: s, snippet: hit.Snippet})
+		rows = append(rows, historyEntry{s: s, snippet: hit.Snippet})
 	}
 	h.heading.SetText(fmt.Sprintf("History: %s matching “%s”", plural(len(rows), "session"), q))
 	h.setRows(rows, fmt.Sprintf("Nothing in the history matches “%s”.", q))

@@ -107,7 +107,8 @@ type historyTab struct {
 	pageShown func(rows int)
 }
 
-// historyEntry is one row: a session and, in a search, what matched.
+// historyEntry is one row of a history list: a session and, in a
+// search, what matched.
 type historyEntry struct {
 	s       store.Session
 	snippet string
@@ -148,7 +149,7 @@ func (t *historyTab) buildUI() fyne.CanvasObject {
 		newHistoryItem,
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id < len(t.rows) {
-				t.updateItem(t.rows[id], o.(*fyne.Container))
+				fillHistoryRow(t.rows[id], o.(*fyne.Container), t.app.now())
 			}
 			if id >= len(t.rows)-historyPageMargin {
 				t.nextPage()
@@ -215,9 +216,11 @@ func (t *historyTab) showError(what string, err error) {
 	t.app.noteStatus(t.status, err, "")
 }
 
-// updateItem fills a row: the kind's icon, the title, and a line of
-// details or, in a search, the words that matched and where.
-func (t *historyTab) updateItem(r historyEntry, row *fyne.Container) {
+// fillHistoryRow fills a row of a history list (newHistoryItem): the
+// kind's icon, the title, and a line of details or, in a search, the
+// words that matched and where. The History tab and the Captions tab's
+// history panel show their rows so.
+func fillHistoryRow(r historyEntry, row *fyne.Container, now time.Time) {
 	var icon *widget.Icon
 	var lines *fyne.Container
 	for _, o := range row.Objects {
@@ -240,7 +243,7 @@ func (t *historyTab) updateItem(r historyEntry, row *fyne.Container) {
 		detail.Segments = append([]widget.RichTextSegment{&widget.TextSegment{Text: prefix + ": ", Style: style}}, snippetSegments(r.snippet)...)
 	} else {
 		detail.Segments = []widget.RichTextSegment{&widget.TextSegment{
-			Text:  joinDot(kindName(r.s.Kind), sessionDetails(r.s, t.app.now())),
+			Text:  joinDot(kindName(r.s.Kind), sessionDetails(r.s, now)),
 			Style: style,
 		}}
 	}
