@@ -71,15 +71,7 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	h.search.ActionItem = widget.NewIcon(theme.SearchIcon())
 	h.search.OnChanged = h.onSearchChanged
 
-	h.list = widget.NewList(
-		func() int { return len(h.rows) },
-		newHistoryItem,
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id < len(h.rows) {
-				fillHistoryRow(h.rows[id], o.(*fyne.Container), h.tab.app.now())
-			}
-		},
-	)
+	h.list = newHistoryList(func() []historyEntry { return h.rows }, h.tab.app.now, nil)
 	h.list.OnSelected = h.onSelected
 	h.list.OnUnselected = func(widget.ListItemID) {
 		if !h.quiet {
@@ -87,10 +79,7 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 			h.updateControls()
 		}
 	}
-	h.empty = widget.NewLabel("Loading…")
-	h.empty.Alignment = fyne.TextAlignCenter
-	h.empty.Wrapping = fyne.TextWrapWord
-	h.empty.Importance = widget.LowImportance
+	h.empty = newHistoryEmpty()
 
 	h.open = widget.NewButtonWithIcon("Open", theme.FileIcon(), h.onOpen)
 	h.export = widget.NewButtonWithIcon("Export", theme.DownloadIcon(), h.onExport)
@@ -108,6 +97,34 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	buttons := container.NewVBox(container.NewGridWithColumns(3, h.open, h.export, h.notesB, h.rename, h.del, h.rerunB), h.off.line)
 	body := container.NewStack(h.list, container.NewVBox(h.empty))
 	return container.NewPadded(container.NewBorder(top, buttons, nil, nil, body))
+}
+
+// newHistoryList makes a list of the history rows rows returns, filled
+// by fillHistoryRow at the time now says; shown, when not nil, is told
+// of each row the list shows.
+func newHistoryList(rows func() []historyEntry, now func() time.Time, shown func(id widget.ListItemID)) *widget.List {
+	return widget.NewList(
+		func() int { return len(rows()) },
+		newHistoryItem,
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if rs := rows(); id < len(rs) {
+				fillHistoryRow(rs[id], o.(*fyne.Container), now())
+			}
+			if shown != nil {
+				shown(id)
+			}
+		},
+	)
+}
+
+// newHistoryEmpty makes the line a history list shows while it has no
+// rows: why.
+func newHistoryEmpty() *widget.Label {
+	l := widget.NewLabel("Loading…")
+	l.Alignment = fyne.TextAlignCenter
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	return l
 }
 
 // newHistoryItem makes the template of a row: an icon for the kind, the

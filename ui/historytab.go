@@ -144,18 +144,11 @@ func (t *historyTab) buildUI() fyne.CanvasObject {
 
 	t.heading = widget.NewLabelWithStyle("Every session, newest first", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	t.heading.Truncation = fyne.TextTruncateEllipsis
-	t.list = widget.NewList(
-		func() int { return len(t.rows) },
-		newHistoryItem,
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id < len(t.rows) {
-				fillHistoryRow(t.rows[id], o.(*fyne.Container), t.app.now())
-			}
-			if id >= len(t.rows)-historyPageMargin {
-				t.nextPage()
-			}
-		},
-	)
+	t.list = newHistoryList(func() []historyEntry { return t.rows }, t.app.now, func(id widget.ListItemID) {
+		if id >= len(t.rows)-historyPageMargin {
+			t.nextPage()
+		}
+	})
 	t.list.OnSelected = func(id widget.ListItemID) {
 		if !t.quiet && id < len(t.rows) {
 			t.selected = t.rows[id].s.ID
@@ -169,10 +162,7 @@ func (t *historyTab) buildUI() fyne.CanvasObject {
 			t.updateControls()
 		}
 	}
-	t.empty = widget.NewLabel("Loading…")
-	t.empty.Alignment = fyne.TextAlignCenter
-	t.empty.Wrapping = fyne.TextWrapWord
-	t.empty.Importance = widget.LowImportance
+	t.empty = newHistoryEmpty()
 
 	t.open = widget.NewButtonWithIcon("Open", theme.FileIcon(), t.onOpen)
 	t.open.Importance = widget.HighImportance
