@@ -17,11 +17,14 @@ import (
 //
 //   - values are trimmed; a blank value is a parameter not given;
 //   - a value of the wrong type (a boolean that is not true or false, a
-//     number that is not one, NaN or infinite) is INVALID_QUERY_PARAMETER;
-//   - the options take zero as unset, so a zero given explicitly, or a
-//     whole number below one where only positive ones mean anything, is
-//     refused as out of range (BAD_REQUEST) where it was given, never
-//     quietly taken as the default;
+//     number that is not one, NaN or infinite, a count such as
+//     sample_rate or channels that is not a whole number of at least
+//     one) is INVALID_QUERY_PARAMETER;
+//   - the options take zero as unset, so a zero given explicitly is
+//     refused where it was given, never quietly taken as the default: a
+//     count's as above, a number's (speed, eot_threshold) as out of
+//     range (BAD_REQUEST), as the options' Validate refuses one of the
+//     right type outside its range;
 //   - a repeated parameter (custom_topic, keyterm, redact, ...) keeps its
 //     non-blank values, trimmed, in order.
 //
@@ -77,11 +80,16 @@ func (r *queryReader) integer(k string) (n int, set bool) {
 	return n, true
 }
 
-// positive reads a whole number of at least one; 0 when none is given.
+// positive reads a count: a whole number of at least one; 0 when none is
+// given.
 func (r *queryReader) positive(k string) int {
-	n, set := r.integer(k)
-	if set && n <= 0 {
-		r.fail(outOfRange(k, strconv.Itoa(n)))
+	v := r.str(k)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		r.fail(queryError(k, "%s must be a positive whole number, not %q", k, v))
 		return 0
 	}
 	return n
@@ -108,7 +116,7 @@ func (r *queryReader) finite(k string) (f float64, set bool) {
 func (r *queryReader) number(k string) float64 {
 	f, set := r.finite(k)
 	if set && f == 0 {
-		r.fail(outOfRange(k, r.str(k)))
+		r.fail(badParam(k, fmt.Sprintf("%s %s is out of range", k, r.str(k))))
 		return 0
 	}
 	return f
@@ -171,10 +179,4 @@ func queryError(param, format string, args ...any) *OptionError {
 		Status: http.StatusBadRequest,
 		Code:   CodeInvalidQueryParameter,
 	}
-}
-
-// outOfRange is the refusal of a value of the right type outside the
-// parameter's range.
-func outOfRange(param, v string) *OptionError {
-	return badParam(param, fmt.Sprintf("%s %s is out of range", param, v))
 }

@@ -210,6 +210,7 @@ func TestParseListenQueryErrors(t *testing.T) {
 		{"interim_results=on", "interim_results"},
 		{"vad_events=maybe", "vad_events"},
 		{"sample_rate=abc", "sample_rate"},
+		{"sample_rate=-8000", "sample_rate"},
 		{"sample_rate=16000.5", "sample_rate"},
 		{"channels=two", "channels"},
 		{"utterance_end_ms=1e3", "utterance_end_ms"},
@@ -278,10 +279,10 @@ func TestQueryRulesAcrossEndpoints(t *testing.T) {
 		// /v1/listen took channels=0 as one channel and sample_rate=0 as
 		// none; /v2/listen and the speak endpoints refuse a zero given.
 		for _, p := range []string{"channels", "sample_rate", "utterance_end_ms"} {
-			_, err := listen(p + "=0")
-			checkOptionErr(t, "ParseListenQuery", err, bad(p))
-			_, err = listen(p + "=-8000")
-			checkOptionErr(t, "ParseListenQuery", err, bad(p))
+			for _, v := range []string{"0", "-8000"} {
+				_, err := listen(p + "=" + v)
+				checkOptionErr(t, "ParseListenQuery", err, &wantOpt{Param: p, Status: http.StatusBadRequest, Code: api.CodeInvalidQueryParameter})
+			}
 		}
 	})
 	t.Run("utt_split=NaN is not a number", func(t *testing.T) {
