@@ -189,8 +189,14 @@ func FuzzParseListenQuery(f *testing.F) {
 		o, _, err := api.ParseListenQuery(q)
 		if err != nil {
 			var oe *api.OptionError
-			if !errors.As(err, &oe) || oe.Status != 400 || oe.Code != api.CodeInvalidQueryParameter || !errors.Is(err, api.ErrInvalidOptions) {
+			if !errors.As(err, &oe) || oe.Status != 400 || !errors.Is(err, api.ErrInvalidOptions) {
 				t.Fatalf("parse error %T %v", err, err)
+			}
+			if oe.Code != api.CodeInvalidQueryParameter && oe.Code != api.CodeBadRequest {
+				t.Fatalf("code %q", oe.Code)
+			}
+			if !reflect.DeepEqual(o, api.ListenOptions{}) {
+				t.Fatalf("options %+v with an error", o)
 			}
 			return
 		}

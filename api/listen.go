@@ -250,114 +250,59 @@ var knownListenParams = map[string]bool{
 	qVADEvents: true,
 }
 
-// queryError is the service's answer to a parameter it cannot read.
-func queryError(param, format string, args ...any) *OptionError {
-	return &OptionError{
-		Param:  param,
-		Reason: fmt.Sprintf(format, args...),
-		Status: http.StatusBadRequest,
-		Code:   CodeInvalidQueryParameter,
-	}
-}
-
 // ParseListenQuery reads /v1/listen options from a URL query, as the
-// service does: values must have the right type. It returns the names of
-// parameters it does not know (the service ignores those).
+// service does (see queryReader for the rules every parameter follows).
+// It returns the names of parameters it does not know (the service
+// ignores those).
 func ParseListenQuery(q url.Values) (ListenOptions, []string, error) {
 	var o ListenOptions
-	var unknown []string
-	var firstErr error
-	fail := func(err error) {
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	str := func(k string) string { return strings.TrimSpace(q.Get(k)) }
-	boolean := func(k string) bool {
-		v := strings.ToLower(str(k))
-		switch v {
-		case "", "false":
-			return false
-		case "true":
-			return true
-		}
-		fail(queryError(k, "%s must be true or false, not %q", k, q.Get(k)))
-		return false
-	}
-	integer := func(k string) int {
-		v := str(k)
-		if v == "" {
-			return 0
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			fail(queryError(k, "%s must be a non-negative whole number, not %q", k, v))
-			return 0
-		}
-		return n
-	}
-	for k := range q {
-		if !knownListenParams[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-
-	o.Model = str(qModel)
-	o.Version = str(qVersion)
-	o.Language = str(qLanguage)
-	o.DetectLanguage = boolean(qDetectLanguage)
-	o.Encoding = strings.ToLower(str(qEncoding))
-	o.SampleRate = integer(qSampleRate)
-	o.Channels = integer(qChannels)
-	o.Multichannel = boolean(qMultichannel)
-	o.Punctuate = boolean(qPunctuate)
-	o.SmartFormat = boolean(qSmartFormat)
-	o.Numerals = boolean(qNumerals)
-	o.Paragraphs = boolean(qParagraphs)
-	o.Utterances = boolean(qUtterances)
-	if v := str(qUttSplit); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f <= 0 || f > 3600 {
-			fail(queryError(qUttSplit, "utt_split must be a positive number of seconds, not %q", v))
+	unknown := unknownParams(q, func(k string) bool { return knownListenParams[k] })
+	r := queryReader{q: q}
+	o.Model = r.str(qModel)
+	o.Version = r.str(qVersion)
+	o.Language = r.str(qLanguage)
+	o.DetectLanguage = r.boolean(qDetectLanguage)
+	o.Encoding = r.lower(qEncoding)
+	o.SampleRate = r.positive(qSampleRate)
+	o.Channels = r.positive(qChannels)
+	o.Multichannel = r.boolean(qMultichannel)
+	o.Punctuate = r.boolean(qPunctuate)
+	o.SmartFormat = r.boolean(qSmartFormat)
+	o.Numerals = r.boolean(qNumerals)
+	o.Paragraphs = r.boolean(qParagraphs)
+	o.Utterances = r.boolean(qUtterances)
+	if f, set := r.finite(qUttSplit); set {
+		if f <= 0 || f > 3600 {
+			r.fail(queryError(qUttSplit, "utt_split must be a positive number of seconds, not %q", r.str(qUttSplit)))
 		}
 		o.UttSplit = f
 	}
-	o.Dictation = boolean(qDictation)
-	o.Measurements = boolean(qMeasurements)
-	o.FillerWords = boolean(qFillerWords)
-	o.ProfanityFilter = boolean(qProfanityFilter)
-	o.DiarizeModel = str(qDiarizeModel)
-	o.Diarize = boolean(qDiarize)
-	o.DiarizeVersion = str(qDiarizeVersion)
-	o.DetectEntities = boolean(qDetectEntities)
-	for _, v := range q[qRedact] {
-		v = strings.TrimSpace(v)
-		if v != "" && !strings.EqualFold(v, "false") {
-			o.Redact = append(o.Redact, strings.ToLower(v))
-		}
-	}
-	switch s := strings.ToLower(str(qSummarize)); s {
-	case "", "false":
-	default:
-		o.Summarize = s
-	}
-	o.Topics = boolean(qTopics)
-	o.CustomTopic = q[qCustomTopic]
-	o.CustomTopicMode = str(qCustomTopicMode)
-	o.Intents = boolean(qIntents)
-	o.CustomIntent = q[qCustomIntent]
-	o.CustomIntentMode = str(qCustomIntentMode)
-	o.Sentiment = boolean(qSentiment)
-	o.Keyterm = q[qKeyterm]
-	o.Keywords = q[qKeywords]
-	o.Search = q[qSearch]
-	o.Replace = q[qReplace]
+	o.Dictation = r.boolean(qDictation)
+	o.Measurements = r.boolean(qMeasurements)
+	o.FillerWords = r.boolean(qFillerWords)
+	o.ProfanityFilter = r.boolean(qProfanityFilter)
+	o.DiarizeModel = r.str(qDiarizeModel)
+	o.Diarize = r.boolean(qDiarize)
+	o.DiarizeVersion = r.str(qDiarizeVersion)
+	o.DetectEntities = r.boolean(qDetectEntities)
+	o.Redact = r.lowerList(qRedact)
+	o.Summarize = r.summarize(qSummarize)
+	o.Topics = r.boolean(qTopics)
+	o.CustomTopic = r.list(qCustomTopic)
+	o.CustomTopicMode = r.lower(qCustomTopicMode)
+	o.Intents = r.boolean(qIntents)
+	o.CustomIntent = r.list(qCustomIntent)
+	o.CustomIntentMode = r.lower(qCustomIntentMode)
+	o.Sentiment = r.boolean(qSentiment)
+	o.Keyterm = r.list(qKeyterm)
+	o.Keywords = r.list(qKeywords)
+	o.Search = r.list(qSearch)
+	o.Replace = r.list(qReplace)
 	o.Tag = q[qTag]
 	for _, kv := range q[qExtra] {
 		k, v, ok := strings.Cut(kv, ":")
 		if !ok || k == "" {
-			fail(queryError(qExtra, "extra must be key:value, not %q", kv))
+			r.fail(queryError(qExtra, "extra must be key:value, not %q", kv))
 			continue
 		}
 		if o.Extra == nil {
@@ -365,29 +310,39 @@ func ParseListenQuery(q url.Values) (ListenOptions, []string, error) {
 		}
 		o.Extra[k] = v
 	}
-	o.Callback = str(qCallback)
-	o.CallbackMethod = strings.ToUpper(str(qCallbackMethod))
-	o.MipOptOut = boolean(qMipOptOut)
-	o.InterimResults = boolean(qInterimResults)
-	switch v := strings.ToLower(str(qEndpointing)); v {
-	case "":
-	case "false":
-		o.Endpointing = EndpointingOff
-	case "true":
+	o.Callback = r.str(qCallback)
+	o.CallbackMethod = r.upper(qCallbackMethod)
+	o.MipOptOut = r.boolean(qMipOptOut)
+	o.InterimResults = r.boolean(qInterimResults)
+	o.Endpointing = readEndpointing(&r)
+	o.UtteranceEndMs = r.positive(qUtteranceEndMs)
+	o.VADEvents = r.boolean(qVADEvents)
+	if r.err != nil {
+		return ListenOptions{}, unknown, r.err
+	}
+	return o, unknown, nil
+}
+
+// readEndpointing reads endpointing: a silence in milliseconds, false (or
+// 0) for none, true for the service's default.
+func readEndpointing(r *queryReader) Endpointing {
+	switch v := r.lower(qEndpointing); v {
+	case "", "true":
 		// "true" keeps the default silence window.
+		return 0
+	case "false":
+		return EndpointingOff
 	default:
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			fail(queryError(qEndpointing, "endpointing must be a number of milliseconds or false, not %q", v))
-		} else if n == 0 {
-			o.Endpointing = EndpointingOff
-		} else {
-			o.Endpointing = Endpointing(n)
+		switch {
+		case err != nil || n < 0:
+			r.fail(queryError(qEndpointing, "endpointing must be a number of milliseconds or false, not %q", v))
+			return 0
+		case n == 0:
+			return EndpointingOff
 		}
+		return Endpointing(n)
 	}
-	o.UtteranceEndMs = integer(qUtteranceEndMs)
-	o.VADEvents = boolean(qVADEvents)
-	return o, unknown, firstErr
 }
 
 // ListenModels are the continuous speech-to-text models the specification

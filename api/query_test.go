@@ -262,3 +262,70 @@ func TestParseListenQueryErrorIsOptionError(t *testing.T) {
 		t.Fatalf("%T %v", err, err)
 	}
 }
+
+// TestQueryRulesAcrossEndpoints holds the rules of the one query reader
+// where the parsers of the endpoints had drifted apart: each case was
+// read differently by one parser before they shared the reader.
+func TestQueryRulesAcrossEndpoints(t *testing.T) {
+	listen := func(query string) (api.ListenOptions, error) {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, _, err := api.ParseListenQuery(q)
+		return o, err
+	}
+	t.Run("a zero given on /v1/listen is refused, not taken as unset", func(t *testing.T) {
+		// /v1/listen took channels=0 as one channel and sample_rate=0 as
+		// none; /v2/listen and the speak endpoints refuse a zero given.
+		for _, p := range []string{"channels", "sample_rate", "utterance_end_ms"} {
+			for _, v := range []string{"0", "-8000"} {
+				_, err := listen(p + "=" + v)
+				checkOptionErr(t, "ParseListenQuery", err, &wantOpt{Param: p, Status: http.StatusBadRequest, Code: api.CodeInvalidQueryParameter})
+			}
+		}
+	})
+	t.Run("utt_split=NaN is not a number", func(t *testing.T) {
+		// NaN passed the range check of utt_split (NaN <= 0 and NaN >
+		// 3600 are both false).
+		_, err := listen("utt_split=NaN&utterances=true")
+		checkOptionErr(t, "ParseListenQuery", err, &wantOpt{Param: "utt_split", Status: http.StatusBadRequest, Code: api.CodeInvalidQueryParameter})
+	})
+	t.Run("a blank repeated value on /v1/listen is no value", func(t *testing.T) {
+		// A blank custom_topic counted as a custom topic, so a stream was
+		// refused topics it never asked for; /v1/read and /v2/listen drop
+		// blank values.
+		o, err := listen("custom_topic=&custom_topic=%20&keyterm=%20Earshot%20&keyterm=")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.CustomTopic != nil || !slices.Equal(o.Keyterm, []string{"Earshot"}) {
+			t.Errorf("custom_topic %q, keyterm %q", o.CustomTopic, o.Keyterm)
+		}
+		if err := o.Validate(api.Streaming); err != nil {
+			t.Errorf("a stream with only blank custom topics is refused: %v", err)
+		}
+	})
+	t.Run("custom modes are read in any case on /v1/listen as on /v1/read", func(t *testing.T) {
+		o, err := listen("custom_topic=a&custom_topic_mode=Strict&custom_intent=b&custom_intent_mode=EXTENDED")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.CustomTopicMode != "strict" || o.CustomIntentMode != "extended" {
+			t.Errorf("modes %q %q", o.CustomTopicMode, o.CustomIntentMode)
+		}
+		if err := o.Validate(api.Batch); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("redact=false on /v2/listen is no redaction, as on /v1/listen", func(t *testing.T) {
+		q := url.Values{"model": {api.ModelFluxGeneralEN}, "redact": {"false", "NUMBERS"}}
+		o, _, err := api.ParseTurnOptions(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(o.Redact, []string{"numbers"}) {
+			t.Errorf("redact %q", o.Redact)
+		}
+	})
+}

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -115,58 +114,27 @@ func missingLanguage() *OptionError {
 // values must have the right type. It returns the names of parameters it
 // does not know (the service ignores those).
 func ParseReadOptions(q url.Values) (ReadOptions, []string, error) {
-	var unknown []string
-	for k := range q {
-		if !knownReadParams[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-	str := func(k string) string { return strings.TrimSpace(q.Get(k)) }
+	unknown := unknownParams(q, func(k string) bool { return knownReadParams[k] })
+	r := queryReader{q: q}
 	var o ReadOptions
-	o.Language = str(qLanguage)
+	o.Language = r.str(qLanguage)
 	if o.Language == "" {
 		return ReadOptions{}, unknown, missingLanguage()
 	}
-	var firstErr error
-	boolean := func(k string) bool {
-		switch strings.ToLower(str(k)) {
-		case "", "false":
-			return false
-		case "true":
-			return true
-		}
-		if firstErr == nil {
-			firstErr = queryError(k, "%s must be true or false, not %q", k, q.Get(k))
-		}
-		return false
+	o.Summarize = r.summarize(qSummarize)
+	o.Sentiment = r.boolean(qSentiment)
+	o.Topics = r.boolean(qTopics)
+	o.Intents = r.boolean(qIntents)
+	o.CustomTopic = r.list(qCustomTopic)
+	o.CustomTopicMode = r.lower(qCustomTopicMode)
+	o.CustomIntent = r.list(qCustomIntent)
+	o.CustomIntentMode = r.lower(qCustomIntentMode)
+	o.Callback = r.str(qCallback)
+	o.CallbackMethod = r.upper(qCallbackMethod)
+	if r.err != nil {
+		return ReadOptions{}, unknown, r.err
 	}
-	switch s := strings.ToLower(str(qSummarize)); s {
-	case "", "false":
-	default:
-		o.Summarize = s
-	}
-	o.Sentiment = boolean(qSentiment)
-	o.Topics = boolean(qTopics)
-	o.Intents = boolean(qIntents)
-	o.CustomTopic = nonEmpty(q[qCustomTopic])
-	o.CustomTopicMode = strings.ToLower(str(qCustomTopicMode))
-	o.CustomIntent = nonEmpty(q[qCustomIntent])
-	o.CustomIntentMode = strings.ToLower(str(qCustomIntentMode))
-	o.Callback = str(qCallback)
-	o.CallbackMethod = strings.ToUpper(str(qCallbackMethod))
-	return o, unknown, firstErr
-}
-
-// nonEmpty returns the trimmed values that are not blank.
-func nonEmpty(vs []string) []string {
-	var out []string
-	for _, v := range vs {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
+	return o, unknown, nil
 }
 
 // ReadLanguage returns the language the service reports for a /v1/read

@@ -2,12 +2,10 @@ package api
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -202,111 +200,23 @@ func effectiveSpeakEncoding(enc string, mode Mode) string {
 // transport they arrived on.
 func ParseSpeakOptions(q url.Values) (SpeakOptions, []string, error) {
 	var o SpeakOptions
-	unknown := speakUnknownParams(q, knownSpeakParams)
-	p := speakQueryReader{q: q}
-	o.Model = p.str(qModel)
-	o.Encoding = strings.ToLower(p.str(qEncoding))
-	o.Container = strings.ToLower(p.str(qContainer))
-	o.SampleRate = p.positive(qSampleRate)
-	o.BitRate = p.positive(qBitRate)
-	o.Speed = p.number(qSpeed)
-	o.Callback = p.str(qCallback)
-	o.CallbackMethod = strings.ToUpper(p.str(qCallbackMethod))
-	o.Priority = strings.ToLower(p.str(qPriority))
+	unknown := unknownParams(q, func(k string) bool { return knownSpeakParams[k] })
+	r := queryReader{q: q}
+	o.Model = r.str(qModel)
+	o.Encoding = r.lower(qEncoding)
+	o.Container = r.lower(qContainer)
+	o.SampleRate = r.positive(qSampleRate)
+	o.BitRate = r.positive(qBitRate)
+	o.Speed = r.number(qSpeed)
+	o.Callback = r.str(qCallback)
+	o.CallbackMethod = r.upper(qCallbackMethod)
+	o.Priority = r.lower(qPriority)
 	o.Tag = q[qTag]
-	o.MipOptOut = p.boolean(qMipOptOut)
-	if p.err != nil {
-		return SpeakOptions{}, unknown, p.err
+	o.MipOptOut = r.boolean(qMipOptOut)
+	if r.err != nil {
+		return SpeakOptions{}, unknown, r.err
 	}
 	return o, unknown, nil
-}
-
-// speakUnknownParams returns the sorted names of q that known does not hold.
-func speakUnknownParams(q url.Values, known map[string]bool) []string {
-	var unknown []string
-	for k := range q {
-		if !known[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-	return unknown
-}
-
-// speakQueryReader reads typed values from a query, keeping the first error.
-// A zero number means unset in the speak options, so a zero given
-// explicitly is refused where it was given rather than taken as unset.
-type speakQueryReader struct {
-	q   url.Values
-	err error
-}
-
-func (p *speakQueryReader) fail(err error) {
-	if p.err == nil {
-		p.err = err
-	}
-}
-
-func (p *speakQueryReader) str(k string) string { return strings.TrimSpace(p.q.Get(k)) }
-
-func (p *speakQueryReader) boolean(k string) bool {
-	switch strings.ToLower(p.str(k)) {
-	case "", "false":
-		return false
-	case "true":
-		return true
-	}
-	p.fail(queryError(k, "%s must be true or false, not %q", k, p.q.Get(k)))
-	return false
-}
-
-func (p *speakQueryReader) positive(k string) int {
-	v := p.str(k)
-	if v == "" {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		p.fail(queryError(k, "%s must be a whole number, not %q", k, v))
-		return 0
-	}
-	if n <= 0 {
-		p.fail(badParam(k, fmt.Sprintf("%s %d is out of range", k, n)))
-		return 0
-	}
-	return n
-}
-
-func (p *speakQueryReader) number(k string) float64 {
-	v := p.str(k)
-	if v == "" {
-		return 0
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		p.fail(queryError(k, "%s must be a number, not %q", k, v))
-		return 0
-	}
-	if f <= 0 {
-		p.fail(badParam(k, fmt.Sprintf("%s %s is out of range", k, v)))
-		return 0
-	}
-	return f
-}
-
-// integer reads a whole number that may be zero or negative; set reports
-// whether the parameter was given.
-func (p *speakQueryReader) integer(k string) (n int, set bool) {
-	v := p.str(k)
-	if v == "" {
-		return 0, false
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		p.fail(queryError(k, "%s must be a whole number, not %q", k, v))
-		return 0, false
-	}
-	return n, true
 }
 
 // Voice names: aura-{voice}-{language}, aura-2-{voice}-{language} and

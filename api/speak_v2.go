@@ -226,7 +226,7 @@ var knownSpeakV2Params = func() map[string]bool {
 // INVALID_QUERY_PARAMETER) and the result is checked with Validate. The
 // error is an *OptionError carrying the status and code to answer with.
 func ParseSpeakV2Options(q url.Values, mode Mode) (SpeakV2Options, []string, error) {
-	unknown := speakUnknownParams(q, knownSpeakV2Params)
+	unknown := unknownParams(q, func(k string) bool { return knownSpeakV2Params[k] })
 	if mode == Streaming {
 		if len(unknown) > 0 {
 			return SpeakV2Options{}, unknown, &OptionError{Param: unknown[0], Status: http.StatusBadRequest, Code: CodeInvalidQueryParameter,
@@ -239,23 +239,23 @@ func ParseSpeakV2Options(q url.Values, mode Mode) (SpeakV2Options, []string, err
 		}
 	}
 	var o SpeakV2Options
-	p := speakQueryReader{q: q}
-	o.Model = p.str(qModel)
-	o.Encoding = strings.ToLower(p.str(qEncoding))
-	o.SampleRate = p.positive(qSampleRate)
-	o.Speed = p.number(qSpeed)
-	if n, ok := p.integer(qExpressivity); ok {
+	r := queryReader{q: q}
+	o.Model = r.str(qModel)
+	o.Encoding = r.lower(qEncoding)
+	o.SampleRate = r.positive(qSampleRate)
+	o.Speed = r.number(qSpeed)
+	if n, ok := r.integer(qExpressivity); ok {
 		o.Expressivity = &n
 	}
-	o.Container = strings.ToLower(p.str(qContainer))
-	o.BitRate = p.positive(qBitRate)
-	o.Callback = p.str(qCallback)
-	o.CallbackMethod = strings.ToUpper(p.str(qCallbackMethod))
-	o.Priority = strings.ToLower(p.str(qPriority))
+	o.Container = r.lower(qContainer)
+	o.BitRate = r.positive(qBitRate)
+	o.Callback = r.str(qCallback)
+	o.CallbackMethod = r.upper(qCallbackMethod)
+	o.Priority = r.lower(qPriority)
 	o.Tag = q[qTag]
-	o.MipOptOut = p.boolean(qMipOptOut)
-	if p.err != nil {
-		return SpeakV2Options{}, unknown, p.err
+	o.MipOptOut = r.boolean(qMipOptOut)
+	if r.err != nil {
+		return SpeakV2Options{}, unknown, r.err
 	}
 	if err := o.Validate(mode); err != nil {
 		return SpeakV2Options{}, unknown, err

@@ -2,12 +2,10 @@ package api
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -173,98 +171,30 @@ func formatThreshold(f float64) string { return strconv.FormatFloat(f, 'f', -1, 
 // carrying the status and code to answer with. It also returns the names
 // of parameters it does not know, which the service ignores.
 func ParseTurnOptions(q url.Values) (TurnOptions, []string, error) {
-	var o TurnOptions
-	var unknown []string
-	for k := range q {
-		if !knownTurnParams[k] && !slices.Contains(turnUnavailableParams, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
+	unknown := unknownParams(q, func(k string) bool { return knownTurnParams[k] || slices.Contains(turnUnavailableParams, k) })
 	for _, p := range turnUnavailableParams {
 		if _, ok := q[p]; ok {
 			return TurnOptions{}, unknown, badParam(p, fmt.Sprintf(
 				"%s is not available on /v2/listen: the turn-aware models (flux-general-en, flux-general-multi) do not offer it", p))
 		}
 	}
-
-	var firstErr error
-	fail := func(err error) {
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	str := func(k string) string { return strings.TrimSpace(q.Get(k)) }
-	boolean := func(k string) bool {
-		switch v := strings.ToLower(str(k)); v {
-		case "", "false":
-			return false
-		case "true":
-			return true
-		}
-		fail(queryError(k, "%s must be true or false, not %q", k, q.Get(k)))
-		return false
-	}
-	integer := func(k string) int {
-		v := str(k)
-		if v == "" {
-			return 0
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			fail(queryError(k, "%s must be a whole number, not %q", k, v))
-			return 0
-		}
-		if n <= 0 {
-			// Zero means unset in TurnOptions: refuse it here, where it
-			// was given, rather than take the default.
-			fail(badParam(k, fmt.Sprintf("%s %d is out of range", k, n)))
-			return 0
-		}
-		return n
-	}
-	number := func(k string) float64 {
-		v := str(k)
-		if v == "" {
-			return 0
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			fail(queryError(k, "%s must be a number, not %q", k, v))
-			return 0
-		}
-		if f == 0 {
-			fail(badParam(k, fmt.Sprintf("%s 0 is out of range", k)))
-		}
-		return f
-	}
-	nonEmpty := func(k string) []string {
-		var out []string
-		for _, v := range q[k] {
-			if v = strings.TrimSpace(v); v != "" {
-				out = append(out, v)
-			}
-		}
-		return out
-	}
-
-	o.Model = str(qModel)
-	o.Encoding = strings.ToLower(str(qEncoding))
-	o.SampleRate = integer(qSampleRate)
-	o.EOTThreshold = number(qEOTThreshold)
-	o.EagerEOTThreshold = number(qEagerEOTThreshold)
-	o.EOTTimeoutMS = integer(qEOTTimeoutMS)
-	o.Keyterms = nonEmpty(qKeyterm)
-	o.LanguageHints = append(nonEmpty(qLanguageHint), nonEmpty(qLanguageHints)...)
-	o.ProfanityFilter = boolean(qProfanityFilter)
-	o.Numerals = boolean(qNumerals)
-	for _, r := range nonEmpty(qRedact) {
-		o.Redact = append(o.Redact, strings.ToLower(r))
-	}
+	var o TurnOptions
+	r := queryReader{q: q}
+	o.Model = r.str(qModel)
+	o.Encoding = r.lower(qEncoding)
+	o.SampleRate = r.positive(qSampleRate)
+	o.EOTThreshold = r.number(qEOTThreshold)
+	o.EagerEOTThreshold = r.number(qEagerEOTThreshold)
+	o.EOTTimeoutMS = r.positive(qEOTTimeoutMS)
+	o.Keyterms = r.list(qKeyterm)
+	o.LanguageHints = append(r.list(qLanguageHint), r.list(qLanguageHints)...)
+	o.ProfanityFilter = r.boolean(qProfanityFilter)
+	o.Numerals = r.boolean(qNumerals)
+	o.Redact = r.lowerList(qRedact)
 	o.Tag = q[qTag]
-	o.MipOptOut = boolean(qMipOptOut)
-	if firstErr != nil {
-		return TurnOptions{}, unknown, firstErr
+	o.MipOptOut = r.boolean(qMipOptOut)
+	if r.err != nil {
+		return TurnOptions{}, unknown, r.err
 	}
 	if err := o.Validate(); err != nil {
 		return TurnOptions{}, unknown, err

@@ -283,8 +283,8 @@ func TestParseTurnOptionsErrors(t *testing.T) {
 		{"model=flux-general-en&mip_opt_out=1", invalid("mip_opt_out")},
 		// Zero is a value given, not the default.
 		{"model=flux-general-en&eot_threshold=0", bad("eot_threshold")},
-		{"model=flux-general-en&eot_timeout_ms=0", bad("eot_timeout_ms")},
-		{"model=flux-general-en&encoding=linear16&sample_rate=-16000", bad("sample_rate")},
+		{"model=flux-general-en&eot_timeout_ms=0", invalid("eot_timeout_ms")},
+		{"model=flux-general-en&encoding=linear16&sample_rate=-16000", invalid("sample_rate")},
 		// Validate's rules apply.
 		{"", bad("model")},
 		{"model=flux", bad("model")},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/internal/count"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -219,15 +220,6 @@ func writeTurn(w io.Writer, t sessions.Turn) error {
 		latency = fmt.Sprintf("%d ms", t.Latency.Round(time.Millisecond).Milliseconds())
 	}
 	_, err := fmt.Fprintf(w, "Turn %d  %s-%s  %-7s  confidence %.2f  latency %-7s  %s\n",
-		t.Index+1, stamp(t.Start), stamp(t.End), trigger, t.EndOfTurnConfidence, latency, t.Transcript)
+		t.Index+1, timecode.Fine(t.Start, 2), timecode.Fine(t.End, 2), trigger, t.EndOfTurnConfidence, latency, t.Transcript)
 	return err
-}
-
-// stamp writes seconds as minutes, seconds and hundredths: 1:02.35.
-func stamp(sec float64) string {
-	if math.IsNaN(sec) || sec < 0 {
-		sec = 0
-	}
-	cs := int64(math.Round(sec * 100))
-	return fmt.Sprintf("%d:%02d.%02d", cs/6000, cs/100%60, cs%100)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -164,7 +165,7 @@ func history(ctx context.Context, env Env, args []string) error {
 			}
 			failed += ")"
 		}
-		fmt.Fprintf(env.Stdout, "%6d  %-12s  %s  %8s  %s%s\n", s.ID, s.Kind, s.Started.Local().Format("2006-01-02 15:04"), recordingTime(s.Duration), oneLine(s.Title), failed)
+		fmt.Fprintf(env.Stdout, "%6d  %-12s  %s  %8s  %s%s\n", s.ID, s.Kind, s.Started.Local().Format("2006-01-02 15:04"), timecode.Of(s.Duration), oneLine(s.Title), failed)
 	}
 	if len(list) == f.limit {
 		fmt.Fprintf(env.Stderr, "The newest %d; --limit shows more.\n", f.limit)
@@ -322,7 +323,7 @@ func searchHistory(ctx context.Context, env Env, ws *Workspace, q string, filter
 	for _, j := range out {
 		at := ""
 		if j.At != nil {
-			at = " at " + recordingTime(*j.At)
+			at = " at " + timecode.Of(*j.At)
 		}
 		started, _ := time.Parse(time.RFC3339, j.Started)
 		fmt.Fprintf(env.Stdout, "%6d  %-12s  %s  %s%s\n", j.SessionID, j.Kind, started.Local().Format("2006-01-02 15:04"), oneLine(j.Title), at)
@@ -387,16 +388,6 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// recordingTime says a time in a recording as m:ss, or h:mm:ss past an hour.
-func recordingTime(sec float64) string {
-	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
-	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
-	if h > 0 {
-		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
-	}
-	return fmt.Sprintf("%d:%02d", m, s)
 }
 
 // exportHistory writes session id in the format f asks for or, without

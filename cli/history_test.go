@@ -370,3 +370,27 @@ func TestFailedRunKeepsItsReason(t *testing.T) {
 		t.Errorf("earshot history --json: exit %d, %q; want the error", code, h.stdout.String())
 	}
 }
+
+// TestHistorySearchTimeIsWhenItWasSaid: a hit is listed at the second it
+// was said in, as the app's player shows it, not rounded up past it
+// (the command rounded 3659.6 s to 1:01:00, after the words were said).
+func TestHistorySearchTimeIsWhenItWasSaid(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := t.Context()
+	id, err := h.db.CreateSession(ctx, store.Session{Kind: store.KindCaptions, Title: "Long lecture", Started: time.Now().Add(-2 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.db.AddSegment(ctx, store.Segment{SessionID: id, Start: 3659.6, End: 3662, Text: "the lighthouse keeper"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.db.FinishSession(ctx, id, time.Now().Add(-time.Hour), 3662, store.StatusDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.runFresh(t, "history", "search", "lighthouse"); code != 0 {
+		t.Fatalf("search: exit %d: %s", code, h.stderr.String())
+	}
+	if out := h.stdout.String(); !strings.Contains(out, "Long lecture at 1:00:59\n") {
+		t.Errorf("search output:\n%s\nwant the hit at 1:00:59", out)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/earshot-app/earshot/internal/count"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -136,7 +137,7 @@ func listMeetings(ctx context.Context, env Env, ws *Workspace) error {
 		return nil
 	}
 	for _, s := range list {
-		fmt.Fprintf(env.Stdout, "%6d  %s  %8s  %s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"), sessions.NotesTime(s.Duration), s.Title)
+		fmt.Fprintf(env.Stdout, "%6d  %s  %8s  %s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"), timecode.Of(s.Duration), s.Title)
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func TestNotesCommand(t *testing.T) {
 	}
 	out := h.stdout.String()
 	for _, want := range []string{"# Meeting notes: Standup\n", "Speakers: Speaker 1, Speaker 2", "## Summary\n", "## Topics\n", "## Action items\n",
-		"(Speaker 1, 01:05)", "## Transcript\n", "**01:05 Speaker 1:** please schedule"} {
+		"(Speaker 1, 1:05)", "## Transcript\n", "**1:05 Speaker 1:** please schedule"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the notes lack %q:\n%s", want, out)
 		}
@@ -80,7 +80,7 @@ func TestNotesCommand(t *testing.T) {
 		t.Error("--redo did not write the notes again")
 	}
 
-	if code := h.run(t, t.Context(), "notes", "--list"); code != 0 || !strings.Contains(h.stdout.String(), arg+"  2025-03-14 09:30     01:10  Standup\n") {
+	if code := h.run(t, t.Context(), "notes", "--list"); code != 0 || !strings.Contains(h.stdout.String(), arg+"  2025-03-14 09:30      1:10  Standup\n") {
 		t.Errorf("--list: exit status %d, stdout\n%s", code, h.stdout.String())
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -287,9 +288,9 @@ func transcribeFile(ctx context.Context, env Env, ws *Workspace, path, out strin
 		case p.Phase == sessions.PhaseUploading && p.Total > 0:
 			return fmt.Sprintf("Sending %s to %s: %.0f%% of %s", name, conn.Name, 100*p.Fraction(), byteSize(p.Total))
 		case p.Phase == sessions.PhaseDecoding && p.Length > 0:
-			return fmt.Sprintf("Decoding %s and sending it to %s: %s of %s", name, conn.Name, clockTime(p.Decoded), clockTime(p.Length))
+			return fmt.Sprintf("Decoding %s and sending it to %s: %s of %s", name, conn.Name, timecode.Duration(p.Decoded), timecode.Duration(p.Length))
 		case p.Phase == sessions.PhaseDecoding:
-			return fmt.Sprintf("Decoding %s and sending it to %s: %s", name, conn.Name, clockTime(p.Decoded))
+			return fmt.Sprintf("Decoding %s and sending it to %s: %s", name, conn.Name, timecode.Duration(p.Decoded))
 		}
 		return fmt.Sprintf("%s is transcribing %s... %s", conn.Name, name, elapsed)
 	}
@@ -446,15 +447,6 @@ func reword(err error, format string, args ...any) error {
 
 func (r *reworded) Error() string { return r.msg }
 func (r *reworded) Unwrap() error { return r.err }
-
-// clockTime writes a length of audio as h:mm:ss, or m:ss under an hour.
-func clockTime(d time.Duration) string {
-	s := int64(d / time.Second)
-	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
-	}
-	return fmt.Sprintf("%d:%02d", s/60, s%60)
-}
 
 // byteSize writes n bytes for people.
 func byteSize(n int64) string {

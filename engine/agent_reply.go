@@ -21,6 +21,7 @@ import (
 	"github.com/earshot-app/earshot/engine/tts"
 	"github.com/earshot-app/earshot/internal/llm"
 	"github.com/earshot-app/earshot/internal/sayable"
+	"github.com/earshot-app/earshot/internal/textseg"
 )
 
 // newCallID returns an id for a function call the engine makes.
@@ -368,17 +369,26 @@ type speaker struct {
 	samples                 int
 }
 
+// agentClause is how many characters of a reply may run with no sentence
+// complete before the part up to its last clause end is spoken.
+const agentClause = 240
+
 // feed takes a piece of the reply's text and speaks each sentence it
-// completes.
+// completes (textseg's sentences, as the speak endpoints cut them); a
+// long run with none is spoken up to a clause end.
 func (sp *speaker) feed(piece string) {
 	sp.pending += piece
-	for {
-		i := sentenceEnd(sp.pending)
-		if i < 0 {
-			return
-		}
-		sp.sentence(sp.pending[:i])
-		sp.pending = sp.pending[i:]
+	cut := textseg.Complete(sp.pending)
+	if cut == 0 && utf8.RuneCountInString(sp.pending) > agentClause {
+		cut = textseg.CompleteClause(sp.pending, agentClause)
+	}
+	if cut == 0 {
+		return
+	}
+	done := sp.pending[:cut]
+	sp.pending = sp.pending[cut:]
+	for _, s := range textseg.Sentences(done) {
+		sp.sentence(done[s.Start:s.End])
 	}
 }
 
@@ -386,27 +396,9 @@ func (sp *speaker) feed(piece string) {
 func (sp *speaker) flushText() {
 	rest := sp.pending
 	sp.pending = ""
-	sp.sentence(rest)
-}
-
-// sentenceEnd is where the first sentence of text ends (after its
-// punctuation and the space after it), or -1 when none has ended yet. A
-// long run without one ends at a comma.
-func sentenceEnd(text string) int {
-	for i := 0; i < len(text)-1; i++ {
-		switch text[i] {
-		case '.', '!', '?', '\n':
-			if text[i+1] == ' ' || text[i+1] == '\n' {
-				return i + 2
-			}
-		}
+	for _, s := range textseg.Sentences(rest) {
+		sp.sentence(rest[s.Start:s.End])
 	}
-	if len(text) > 240 {
-		if i := strings.LastIndex(text[:240], ", "); i > 0 {
-			return i + 2
-		}
-	}
-	return -1
 }
 
 // sentence speaks one sentence: ConversationText, then its audio.

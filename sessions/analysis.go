@@ -6,20 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"math"
-	"mime"
 	"net/http"
-	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
-	"time"
-	"unicode/utf8"
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/internal/count"
@@ -34,10 +27,6 @@ import (
 // parts; it keeps a wrong file from filling memory. Files themselves are
 // bounded by document.MaxBytes.
 const MaxAnalysisBytes = 10 << 20
-
-// analysisFetchTimeout bounds fetching a document named by URL for the
-// source view.
-const analysisFetchTimeout = 15 * time.Second
 
 // Errors of an analysis that a person can act on.
 var (
@@ -55,77 +44,6 @@ var (
 	// source view that is not UTF-8 text.
 	ErrNotText = errors.New("not a text document")
 )
-
-// Features are the analyses asked of a document or a transcript.
-type Features struct {
-	Summary, Sentiment, Topics, Intents bool
-}
-
-// AllFeatures asks for every analysis.
-func AllFeatures() Features {
-	return Features{Summary: true, Sentiment: true, Topics: true, Intents: true}
-}
-
-// Any reports whether any analysis is asked for.
-func (f Features) Any() bool { return f.Summary || f.Sentiment || f.Topics || f.Intents }
-
-// Names lists the analyses asked for, as the service's parameters name
-// them, for history and for people.
-func (f Features) Names() []string {
-	var out []string
-	for _, x := range []struct {
-		on   bool
-		name string
-	}{{f.Summary, "summarize"}, {f.Sentiment, "sentiment"}, {f.Topics, "topics"}, {f.Intents, "intents"}} {
-		if x.on {
-			out = append(out, x.name)
-		}
-	}
-	return out
-}
-
-// AnalyzeFeatures are the Analyze tab's feature toggles saved in s.
-func AnalyzeFeatures(s store.Settings) Features {
-	return Features{Summary: s.AnalyzeSummary, Sentiment: s.AnalyzeSentiment, Topics: s.AnalyzeTopics, Intents: s.AnalyzeIntents}
-}
-
-// SetAnalyzeFeatures stores f as the Analyze tab's toggles in s.
-func SetAnalyzeFeatures(s *store.Settings, f Features) {
-	s.AnalyzeSummary, s.AnalyzeSentiment, s.AnalyzeTopics, s.AnalyzeIntents = f.Summary, f.Sentiment, f.Topics, f.Intents
-}
-
-// FileFeatures are the audio intelligence the settings ask of file
-// transcriptions.
-func FileFeatures(s store.Settings) Features {
-	return Features{Summary: s.FileSummary, Sentiment: s.FileSentiment, Topics: s.FileTopics, Intents: s.FileIntents}
-}
-
-// ReadOptionsFor are the /v1/read options for f in language (English
-// when ""). Summaries are asked as v2, the current version.
-func ReadOptionsFor(language string, f Features) api.ReadOptions {
-	if strings.TrimSpace(language) == "" {
-		language = "en"
-	}
-	o := api.ReadOptions{Language: language, Sentiment: f.Sentiment, Topics: f.Topics, Intents: f.Intents}
-	if f.Summary {
-		o.Summarize = "v2"
-	}
-	return o
-}
-
-// checkReadOptions checks o as the service would before anything is
-// sent, in words a person can act on.
-func checkReadOptions(o api.ReadOptions, f Features) error {
-	if !f.Any() {
-		return ErrNoFeatures
-	}
-	err := o.CheckRequest()
-	var oe *api.OptionError
-	if errors.As(err, &oe) && oe.Param == "language" {
-		return fmt.Errorf("%w, and the language in Settings is %q: %w", ErrEnglishOnly, o.Language, err)
-	}
-	return err
-}
 
 // AnalysisInput is the document to analyse: exactly one of its fields.
 type AnalysisInput struct {
@@ -194,99 +112,6 @@ const (
 	// summarised into one.
 	AnalysisSummarising
 )
-
-// AnalysisResult is a finished analysis, fresh or reopened from history.
-type AnalysisResult struct {
-	// SessionID is its id in history; 0 when it was not saved.
-	SessionID int64
-	// History is what history holds of an analysis just made, as its
-	// session's final HistoryEvent says; zero for one read back.
-	History Keeping
-	Title   string
-	// Source names the document for people: the file's name, the URL
-	// (never with credentials or query), or "Pasted text".
-	Source string
-	// SourceKind is SourceText, SourceFile or SourceURL.
-	SourceKind string
-	// Text is the document analysed; "" when a document named by URL
-	// could not be fetched for the source view (TextErr says why).
-	Text    string
-	TextErr error
-	// Features were asked for; Language is the request's.
-	Features Features
-	Language string
-	// Backend names the service that answered.
-	Backend string
-	Created time.Time
-	// Response is the service's answer; for a document analysed in
-	// parts, the parts' answers merged, with word positions in the whole
-	// document.
-	Response *api.ReadResponse
-	// Parts are the parts a document longer than one request takes was
-	// analysed in, in order; nil when it was analysed whole. PartCount
-	// says how many.
-	Parts []AnalysisPart
-	// Format is the source's format, as document.Format names it
-	// ("text" for pasted text); "" for a plain-text URL the service
-	// fetched.
-	Format string
-	// Pages are where the pages of a paged source (a PDF) start, in
-	// order; nil for a source without pages. PageOf uses them.
-	Pages []PageStart
-
-	words *WordIndex
-}
-
-// PageStart is where a page of the source starts: its number (from 1)
-// and the index of its first word in the document (as WordIndex counts).
-type PageStart struct {
-	Page      int `json:"page"`
-	StartWord int `json:"start_word"`
-}
-
-// PartCount is how many parts the document was analysed in: 1 when it
-// was analysed whole.
-func (r *AnalysisResult) PartCount() int { return max(len(r.Parts), 1) }
-
-// PageAtOffset returns the page of the source that holds byte offset of
-// Text, or 0 when the source has no pages.
-func (r *AnalysisResult) PageAtOffset(offset int) int {
-	if len(r.Pages) == 0 {
-		return 0
-	}
-	w := r.Words()
-	return r.PageOf(sort.SearchInts(w.starts, offset+1) - 1)
-}
-
-// PageOf returns the page of the source that holds word startWord of the
-// document (a segment's start_word), or 0 when the source has no pages.
-func (r *AnalysisResult) PageOf(startWord int) int {
-	i := sort.Search(len(r.Pages), func(i int) bool { return r.Pages[i].StartWord > startWord })
-	if i == 0 {
-		if len(r.Pages) == 0 {
-			return 0
-		}
-		return r.Pages[0].Page
-	}
-	return r.Pages[i-1].Page
-}
-
-// Words indexes the words of Text, which the response's segments count.
-func (r *AnalysisResult) Words() *WordIndex {
-	if r.words == nil {
-		r.words = IndexWords(r.Text)
-	}
-	return r.words
-}
-
-// Passage returns the words startWord to endWord of the document, or
-// fallback (the segment's own text) when the document does not hold them.
-func (r *AnalysisResult) Passage(startWord, endWord int, fallback string) string {
-	if r.Text == "" {
-		return fallback
-	}
-	return r.Words().Passage(r.Text, startWord, endWord, fallback)
-}
 
 // Reader sends documents to text intelligence; *api.Client implements it.
 type Reader interface {
@@ -464,7 +289,7 @@ func (s *AnalysisSession) prepare(ctx context.Context) (runFunc, error) {
 		if doc == nil {
 			s.emit(&AnalysisProgressEvent{Phase: AnalysisReading})
 			var err error
-			if doc, err = readDocument(ctx, in.Path); err != nil {
+			if doc, err = ReadDocument(ctx, in.Path); err != nil {
 				return nil, err
 			}
 		}
@@ -722,127 +547,6 @@ func countGiven(in AnalysisInput) int {
 		}
 	}
 	return n
-}
-
-// readDocument reads the document at path, in any format package
-// document reads. A file that cannot be opened, or a folder, is a
-// *FileError; the document's own errors (a scanned PDF, a format it does
-// not read, no text) name the file themselves.
-func readDocument(ctx context.Context, path string) (*document.Document, error) {
-	name := filepath.Base(path)
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, &FileError{Name: name, Err: err}
-	}
-	if info.IsDir() {
-		return nil, &FileError{Name: name, Err: fmt.Errorf("%w: %w", ErrFolder, ErrNotText)}
-	}
-	doc, err := document.ReadFile(ctx, path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, &FileError{Name: name, Err: pe.Err}
-		}
-		return nil, err
-	}
-	return doc, nil
-}
-
-// useDocument sends doc's text and keeps its format and pages with the
-// result.
-func useDocument(req *api.ReadRequest, res *AnalysisResult, doc *document.Document) error {
-	text := doc.Text()
-	switch {
-	case strings.TrimSpace(text) == "":
-		return fmt.Errorf("%s: %w", res.Source, document.ErrEmpty)
-	case len(text) > MaxAnalysisBytes:
-		return fmt.Errorf("the text of %s is larger than %d MB: %w", res.Source, MaxAnalysisBytes>>20, ErrNotText)
-	}
-	req.Text, res.Text = text, text
-	res.Format, res.Pages = string(doc.Format), pageStarts(doc)
-	return nil
-}
-
-// pageStarts lists where each page of doc starts in its text, in words;
-// nil for a document without pages.
-func pageStarts(doc *document.Document) []PageStart {
-	if doc.Pages() == 0 {
-		return nil
-	}
-	var out []PageStart
-	words := 0
-	for _, p := range doc.Paragraphs {
-		if p.Page > 0 && (len(out) == 0 || out[len(out)-1].Page != p.Page) {
-			out = append(out, PageStart{Page: p.Page, StartWord: words})
-		}
-		words += len(strings.Fields(p.Text))
-	}
-	return out
-}
-
-// checkDocument accepts b as a document when it is UTF-8 text without
-// NUL bytes, of at most MaxAnalysisBytes, and not blank.
-func checkDocument(b []byte, name string) (string, error) {
-	switch {
-	case len(b) > MaxAnalysisBytes:
-		return "", fmt.Errorf("%s is larger than %d MB: %w", name, MaxAnalysisBytes>>20, ErrNotText)
-	case !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0:
-		return "", fmt.Errorf("%s is not UTF-8 text: %w", name, ErrNotText)
-	case strings.TrimSpace(string(b)) == "":
-		return "", fmt.Errorf("%s is empty: %w", name, ErrNoInput)
-	}
-	return strings.TrimPrefix(string(b), "\uFEFF"), nil
-}
-
-// fetch reads the document at u, as the service did, for the source view.
-func (a *Analysis) fetch(ctx context.Context, u string) (string, error) {
-	client := a.HTTPClient
-	if client == nil {
-		client = &http.Client{Timeout: analysisFetchTimeout}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return "", fmt.Errorf("fetch the document: %w", err)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("fetch the document: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("fetch the document: HTTP %d", resp.StatusCode)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || !strings.HasPrefix(mt, "text/") {
-			return "", fmt.Errorf("fetch the document: %s: %w", ct, ErrNotText)
-		}
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnalysisBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("fetch the document: %w", err)
-	}
-	return checkDocument(b, "the document")
-}
-
-// redactURL names a URL for history and people: its scheme, host and
-// path, without user information, query or fragment, where credentials
-// and signed tokens travel.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return "a web address"
-	}
-	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
-}
-
-// titleOf names pasted text by its first words.
-func titleOf(text string) string {
-	const words = 8
-	f := strings.Fields(text)
-	if len(f) > words {
-		return strings.Join(f[:words], " ") + "…"
-	}
-	return strings.Join(f, " ")
 }
 
 // LoadAnalysis reads analysis id back from history.

@@ -204,3 +204,26 @@ func (u *urlReader) Read(_ context.Context, in api.ReadRequest, _ api.ReadOption
 	u.url = in.URL
 	return &api.ReadResponse{Results: api.ReadResults{Summary: &api.ReadSummary{Text: "Notes."}}}, nil
 }
+
+// TestAnalysisURLSourceDecoded: the source view of a plain-text document
+// the service fetched by its address is read by the app's one fetcher,
+// which decodes a legacy encoding as it does for every document (the
+// analysis kept a fetcher of its own that took only UTF-8, and said "not
+// UTF-8 text" of a document the service had analysed).
+func TestAnalysisURLSourceDecoded(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=iso-8859-1")
+		_, _ = w.Write([]byte("Caf\xe9 au lait for the customer, please.\nThe na\xefve barista smiled."))
+	}))
+	defer srv.Close()
+	url := &urlReader{}
+	res, err := analyseWait(t, sessions.Analysis{Client: url, HTTPClient: srv.Client()}, sessions.AnalysisInput{URL: srv.URL + "/order.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Café au lait for the customer, please.\nThe naïve barista smiled."
+	if url.url != srv.URL+"/order.txt" || res.TextErr != nil || res.Text != want {
+		t.Errorf("sent url %q; source view %q (%v), want %q", url.url, res.Text, res.TextErr, want)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/audio"
 	"github.com/earshot-app/earshot/internal/textseg"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -74,12 +75,12 @@ func recordMeeting(t *testing.T, ctx context.Context, ws *sessions.Workspace, pc
 
 var (
 	// itemLine is a topic or an action item of the notes' Markdown.
-	itemLine = regexp.MustCompile(`(?m)^- \*\*(.+?)\*\* \((.+?), (\d{2}:\d{2}|\d+:\d{2}:\d{2})\)$`)
+	itemLine = regexp.MustCompile(`(?m)^- \*\*(.+?)\*\* \((.+?), (\d{1,2}:\d{2}|\d+:\d{2}:\d{2})\)$`)
 	// transcriptLine is a line of the transcript the notes end with.
-	transcriptLine = regexp.MustCompile(`(?m)^\*\*(\d{2}:\d{2}|\d+:\d{2}:\d{2}) (Speaker \d+):\*\* \S`)
+	transcriptLine = regexp.MustCompile(`(?m)^\*\*(\d{1,2}:\d{2}|\d+:\d{2}:\d{2}) (Speaker \d+):\*\* \S`)
 )
 
-// clockSeconds reads mm:ss or h:mm:ss.
+// clockSeconds reads m:ss or h:mm:ss.
 func clockSeconds(t *testing.T, clock string) float64 {
 	t.Helper()
 	s := 0.0
@@ -238,8 +239,8 @@ func TestMeetingNotesCachedAndRedone(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the request at the proxy", func() bool { return reads() == 1 })
-	if len(first.ActionItems) == 0 || first.ActionItems[0].Speaker != "Speaker 1" || sessions.NotesTime(first.ActionItems[0].At) != "01:05" {
-		t.Errorf("action items %+v, want Speaker 1's request at 01:05", first.ActionItems)
+	if len(first.ActionItems) == 0 || first.ActionItems[0].Speaker != "Speaker 1" || timecode.Of(first.ActionItems[0].At) != "1:05" {
+		t.Errorf("action items %+v, want Speaker 1's request at 1:05", first.ActionItems)
 	}
 	if err := ws.RenameSession(ctx, id, "Monday standup"); err != nil {
 		t.Fatal(err)
@@ -353,6 +354,24 @@ func TestMeetingNotesRefused(t *testing.T) {
 	defer mu.Unlock()
 	if connects != 0 {
 		t.Errorf("the service was reached %d times for requests it would refuse", connects)
+	}
+}
+
+// TestMeetingNotesSentenceMarks: a line that ends in a mark that ends
+// sentences, whichever textseg knows, is given no full stop of its own
+// (notes kept a list of its own that lacked ⁉, ‼ and the CJK brackets,
+// and wrote "so⁉." and "」.").
+func TestMeetingNotesSentenceMarks(t *testing.T) {
+	m := sessions.Meeting{Lines: []sessions.MeetingLine{
+		{Start: 0, End: 1, Speaker: "Speaker 1", Text: "is that so⁉"},
+		{Start: 1, End: 2, Speaker: "Speaker 2", Text: "「終わりました。」"},
+		{Start: 2, End: 3, Speaker: "Speaker 1", Text: "great‼"},
+		{Start: 3, End: 4, Speaker: "Speaker 2", Text: "see Dr."},
+		{Start: 4, End: 5, Speaker: "Speaker 1", Text: "thanks"},
+	}}
+	want := "Is that so⁉\n「終わりました。」\nGreat‼\nSee Dr.\nThanks."
+	if got := m.Document(); got != want {
+		t.Errorf("Document =\n%q\nwant\n%q", got, want)
 	}
 }
 
@@ -613,15 +632,10 @@ func TestMeetingNotesCancelled(t *testing.T) {
 	}
 }
 
-// TestMeetingNotesMarkdown writes notes as Markdown: times as mm:ss
-// (h:mm:ss from the first hour), every item with its speaker and time,
-// and plain lines for what was not found.
+// TestMeetingNotesMarkdown writes notes as Markdown: times as the app
+// writes them (timecode.Of), every item with its speaker and time, and
+// plain lines for what was not found.
 func TestMeetingNotesMarkdown(t *testing.T) {
-	for sec, want := range map[float64]string{0: "00:00", 4.99: "00:04", 65: "01:05", 599: "09:59", 3599.5: "59:59", 3600: "1:00:00", 3725: "1:02:05", -1: "00:00"} {
-		if got := sessions.NotesTime(sec); got != want {
-			t.Errorf("NotesTime(%g) = %q, want %q", sec, got, want)
-		}
-	}
 	m := sessions.Meeting{Title: "Standup *weekly*", Started: time.Date(2025, 3, 14, 9, 30, 0, 0, time.Local), Length: 3725,
 		Lines: []sessions.MeetingLine{
 			{Start: 0.5, Speaker: "Speaker 1", Text: "we shipped the release"},
@@ -643,7 +657,7 @@ The release shipped.
 
 ## Topics
 
-- **Release** (Speaker 1, 00:00)
+- **Release** (Speaker 1, 0:00)
   > we shipped the release
 
 ## Action items
@@ -652,7 +666,7 @@ No action items were found.
 
 ## Transcript
 
-**00:00 Speaker 1:** we shipped the release
+**0:00 Speaker 1:** we shipped the release
 
 **1:01:40 Speaker 2:** send the notes please
 

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -72,35 +70,12 @@ func (o *openedDoc) title() string {
 func (t *analyzeTab) openPath(path string, then func()) {
 	name := filepath.Base(path)
 	t.load("Reading "+name+"…", func(ctx context.Context) (*openedDoc, error) {
-		doc, err := readDocumentFile(ctx, path)
+		doc, err := sessions.ReadDocument(ctx, path)
 		if err != nil {
 			return nil, err
 		}
 		return newOpenedDoc(doc, path, "", name, false), nil
 	}, then)
-}
-
-// readDocumentFile reads the document at path in any format package
-// document reads; a file that cannot be opened, or a folder, is a
-// *sessions.FileError that names it.
-func readDocumentFile(ctx context.Context, path string) (*document.Document, error) {
-	name := filepath.Base(path)
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, &sessions.FileError{Name: name, Err: err}
-	}
-	if info.IsDir() {
-		return nil, &sessions.FileError{Name: name, Err: sessions.ErrFolder}
-	}
-	doc, err := document.ReadFile(ctx, path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, &sessions.FileError{Name: name, Err: pe.Err}
-		}
-		return nil, err
-	}
-	return doc, nil
 }
 
 // onFetch fetches the address typed (Enter in the address field), off
@@ -116,7 +91,7 @@ func (t *analyzeTab) onFetch() {
 		name = p.Redacted()
 	}
 	t.load("Fetching "+name+"…", func(ctx context.Context) (*openedDoc, error) {
-		f, err := document.Fetch(ctx, nil, u)
+		f, err := sessions.FetchDocument(ctx, u)
 		if err != nil {
 			return nil, &fetchError{name: name, err: err}
 		}

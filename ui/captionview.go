@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -233,7 +234,7 @@ func setCaptionRow(row *fyne.Container, start float64, side string, speaker *int
 	t := row.Objects[0].(*widget.Label)
 	s := row.Objects[1].(*widget.RichText)
 	x := row.Objects[2].(*widget.Label)
-	t.Text = clock(start)
+	t.Text = timecode.Of(start)
 	if name, color, ok := whoSaid(side, speaker); ok {
 		s.Segments = []widget.RichTextSegment{&widget.TextSegment{
 			Text: name,

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -142,7 +143,7 @@ func triggerWords(tr api.TurnTrigger) string {
 // turnDetail is the line under a card's title: the turn's times, what
 // ended it, the end-of-turn confidence and the latency.
 func turnDetail(t sessions.Turn) string {
-	parts := []string{clock(t.Start) + "–" + clock(t.End)}
+	parts := []string{timecode.Of(t.Start) + "–" + timecode.Of(t.End)}
 	if t.State == sessions.TurnEnded {
 		parts = append(parts, triggerWords(t.Trigger))
 	}

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/earshot-app/earshot/api"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -190,9 +191,9 @@ func progressWords(p sessions.Progress) string {
 		return "Sending…"
 	case sessions.PhaseDecoding:
 		if p.Length > 0 {
-			return fmt.Sprintf("Decoding and sending %s of %s", clock(p.Decoded.Seconds()), clock(p.Length.Seconds()))
+			return fmt.Sprintf("Decoding and sending %s of %s", timecode.Of(p.Decoded.Seconds()), timecode.Of(p.Length.Seconds()))
 		}
-		return fmt.Sprintf("Decoding and sending: %s", clock(p.Decoded.Seconds()))
+		return fmt.Sprintf("Decoding and sending: %s", timecode.Of(p.Decoded.Seconds()))
 	case sessions.PhaseDone:
 		return "Done."
 	}
@@ -278,7 +279,7 @@ func fileInfo(resp *api.ListenResponse, model, requested string) (info, entities
 		return "", ""
 	}
 	md := resp.Metadata
-	parts := []string{"Duration " + clock(md.Duration)}
+	parts := []string{"Duration " + timecode.Of(md.Duration)}
 	ran := modelName(md)
 	switch {
 	case model != "" && ran != "" && ran != model:
@@ -474,7 +475,7 @@ func (v *fileIntelView) showPassage(s intelSegment) {
 		v.panel.setSelected(desc + ": “" + s.text + "”")
 		return
 	}
-	v.panel.setSelected(fmt.Sprintf("%s: %s–%s “%s”", desc, clock(start), clock(end), s.text))
+	v.panel.setSelected(fmt.Sprintf("%s: %s–%s “%s”", desc, timecode.Of(start), timecode.Of(end), s.text))
 }
 
 // saveChoiceError is a failure of Fyne's save dialog to open the file

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -10,19 +9,6 @@ import (
 
 	"github.com/earshot-app/earshot/internal/count"
 )
-
-// clock writes seconds as a clock reading: 0:07, 12:34 or 1:02:03.
-func clock(seconds float64) string {
-	if math.IsNaN(seconds) || seconds < 0 {
-		seconds = 0
-	}
-	s := int64(seconds)
-	h, m, sec := s/3600, s/60%60, s%60
-	if h > 0 {
-		return fmt.Sprintf("%d:%02d:%02d", h, m, sec)
-	}
-	return fmt.Sprintf("%d:%02d", m, sec)
-}
 
 // when says when t was, as briefly as now allows: "Today 15:04",
 // "Yesterday 09:12", "3 Mar 15:04", or "3 Mar 2025" for another year.

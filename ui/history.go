@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -43,7 +44,7 @@ type historyPanel struct {
 	notes   *notesView // built on first use
 
 	all      []store.Session // as last loaded
-	rows     []historyRow    // what the list shows: all, or the search's hits
+	rows     []historyEntry  // what the list shows: all, or the search's hits
 	selected int64           // the selected session's id, 0 for none
 	canRerun int64           // the selected session's id once it is known to have audio
 	rerunAsk int64           // the selected session's id once it is known whether it has
@@ -54,13 +55,6 @@ type historyPanel struct {
 	query        string
 	searchGen    int // counts searches; only the latest one's answer is shown
 	cancelSearch context.CancelFunc
-}
-
-// historyRow is one row of the list: a session and, for a search, the
-// words that matched.
-type historyRow struct {
-	s       store.Session
-	snippet string
 }
 
 func newHistoryPanel(tab *captionsTab) *historyPanel {
@@ -77,15 +71,7 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	h.search.ActionItem = widget.NewIcon(theme.SearchIcon())
 	h.search.OnChanged = h.onSearchChanged
 
-	h.list = widget.NewList(
-		func() int { return len(h.rows) },
-		newHistoryItem,
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id < len(h.rows) {
-				h.updateItem(h.rows[id], o.(*fyne.Container))
-			}
-		},
-	)
+	h.list = newHistoryList(func() []historyEntry { return h.rows }, h.tab.app.now, nil)
 	h.list.OnSelected = h.onSelected
 	h.list.OnUnselected = func(widget.ListItemID) {
 		if !h.quiet {
@@ -93,10 +79,7 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 			h.updateControls()
 		}
 	}
-	h.empty = widget.NewLabel("Loading…")
-	h.empty.Alignment = fyne.TextAlignCenter
-	h.empty.Wrapping = fyne.TextWrapWord
-	h.empty.Importance = widget.LowImportance
+	h.empty = newHistoryEmpty()
 
 	h.open = widget.NewButtonWithIcon("Open", theme.FileIcon(), h.onOpen)
 	h.export = widget.NewButtonWithIcon("Export", theme.DownloadIcon(), h.onExport)
@@ -116,6 +99,34 @@ func (h *historyPanel) buildUI() fyne.CanvasObject {
 	return container.NewPadded(container.NewBorder(top, buttons, nil, nil, body))
 }
 
+// newHistoryList makes a list of the history rows rows returns, filled
+// by fillHistoryRow at the time now says; shown, when not nil, is told
+// of each row the list shows.
+func newHistoryList(rows func() []historyEntry, now func() time.Time, shown func(id widget.ListItemID)) *widget.List {
+	return widget.NewList(
+		func() int { return len(rows()) },
+		newHistoryItem,
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if rs := rows(); id < len(rs) {
+				fillHistoryRow(rs[id], o.(*fyne.Container), now())
+			}
+			if shown != nil {
+				shown(id)
+			}
+		},
+	)
+}
+
+// newHistoryEmpty makes the line a history list shows while it has no
+// rows: why.
+func newHistoryEmpty() *widget.Label {
+	l := widget.NewLabel("Loading…")
+	l.Alignment = fyne.TextAlignCenter
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	return l
+}
+
 // newHistoryItem makes the template of a row: an icon for the kind, the
 // title, and a line of details or, in a search, what matched.
 func newHistoryItem() fyne.CanvasObject {
@@ -125,39 +136,6 @@ func newHistoryItem() fyne.CanvasObject {
 	detail.Truncation = fyne.TextTruncateEllipsis
 	return container.NewBorder(nil, nil, widget.NewIcon(micIcon), nil,
 		container.New(stackedLayout{}, title, detail))
-}
-
-// updateItem fills a row.
-func (h *historyPanel) updateItem(r historyRow, row *fyne.Container) {
-	var icon *widget.Icon
-	var lines *fyne.Container
-	for _, o := range row.Objects {
-		switch o := o.(type) {
-		case *widget.Icon:
-			icon = o
-		case *fyne.Container:
-			lines = o
-		}
-	}
-	switch r.s.Kind {
-	case store.KindFile:
-		icon.SetResource(theme.FileAudioIcon())
-	case store.KindConversation:
-		icon.SetResource(theme.AccountIcon()) // the Conversation tab's
-	default:
-		icon.SetResource(micIcon)
-	}
-	lines.Objects[0].(*widget.Label).SetText(r.s.Title)
-	detail := lines.Objects[1].(*widget.RichText)
-	if r.snippet != "" {
-		detail.Segments = snippetSegments(r.snippet)
-	} else {
-		detail.Segments = []widget.RichTextSegment{&widget.TextSegment{
-			Text:  sessionDetails(r.s, h.tab.app.now()),
-			Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNamePlaceHolder, SizeName: theme.SizeNameCaptionText},
-		}}
-	}
-	detail.Refresh()
 }
 
 // sessionDetails describes a session in one line: when, how long, how it
@@ -170,7 +148,7 @@ func sessionDetails(s store.Session, now time.Time) string {
 	}
 	duration := ""
 	if s.Duration > 0 {
-		duration = clock(s.Duration)
+		duration = timecode.Of(s.Duration)
 	}
 	if s.Status == store.StatusFailed {
 		return joinDot(when(s.Started, now), duration, source, sessionOutcome(s))
@@ -328,17 +306,17 @@ func (h *historyPanel) setSessions(list []store.Session, err error) {
 	h.setRows(rowsOf(list), "Sessions you record or transcribe are kept here.")
 }
 
-func rowsOf(list []store.Session) []historyRow {
-	rows := make([]historyRow, len(list))
+func rowsOf(list []store.Session) []historyEntry {
+	rows := make([]historyEntry, len(list))
 	for i, s := range list {
-		rows[i] = historyRow{s: s}
+		rows[i] = historyEntry{s: s}
 	}
 	return rows
 }
 
 // setRows shows rows, keeping the selection when its session is among
 // them; emptyText says why the list is empty.
-func (h *historyPanel) setRows(rows []historyRow, emptyText string) {
+func (h *historyPanel) setRows(rows []historyEntry, emptyText string) {
 	h.rows = rows
 	h.list.Refresh()
 	if len(rows) == 0 {
@@ -443,7 +421,7 @@ func (h *historyPanel) showHits(q string, hits []store.Hit, err error) {
 	for _, s := range h.all {
 		byID[s.ID] = s
 	}
-	var rows []historyRow
+	var rows []historyEntry
 	seen := map[int64]bool{}
 	for _, hit := range hits {
 		s, ok := byID[hit.SessionID]
@@ -451,7 +429,7 @@ func (h *historyPanel) showHits(q string, hits []store.Hit, err error) {
 			continue
 		}
 		seen[s.ID] = true
-		rows = append(rows, historyRow{s: s, snippet: hit.Snippet})
+		rows = append(rows, historyEntry{s: s, snippet: hit.Snippet})
 	}
 	h.heading.SetText(fmt.Sprintf("History: %s matching “%s”", plural(len(rows), "session"), q))
 	h.setRows(rows, fmt.Sprintf("Nothing in the history matches “%s”.", q))

@@ -101,7 +101,7 @@ func TestHistoryReopen(t *testing.T) {
 		}
 	})
 	h.assertShows(t, "History", "Standup", "Planning")
-	h.assertShows(t, joinDot(when(standup.started, clockTime), "1:00", "Done", "Desk microphone"))
+	h.assertShows(t, joinDot("Captions", when(standup.started, clockTime), "1:00", "Done", "Desk microphone"))
 
 	h.selectSession(t, ids[0])
 	h.waitFor(t, "the session to open", func() bool { return c.shown.id == ids[0] })
@@ -300,7 +300,7 @@ func TestHistoryRename(t *testing.T) {
 	h.assertHides(t, "Rename session")
 }
 
-func titlesOf(rows []historyRow) []string {
+func titlesOf(rows []historyEntry) []string {
 	var out []string
 	for _, r := range rows {
 		out = append(out, r.s.Title)

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	esclock "github.com/earshot-app/earshot/internal/clock"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -106,7 +107,8 @@ type historyTab struct {
 	pageShown func(rows int)
 }
 
-// historyEntry is one row: a session and, in a search, what matched.
+// historyEntry is one row of a history list: a session and, in a
+// search, what matched.
 type historyEntry struct {
 	s       store.Session
 	snippet string
@@ -142,18 +144,11 @@ func (t *historyTab) buildUI() fyne.CanvasObject {
 
 	t.heading = widget.NewLabelWithStyle("Every session, newest first", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	t.heading.Truncation = fyne.TextTruncateEllipsis
-	t.list = widget.NewList(
-		func() int { return len(t.rows) },
-		newHistoryItem,
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id < len(t.rows) {
-				t.updateItem(t.rows[id], o.(*fyne.Container))
-			}
-			if id >= len(t.rows)-historyPageMargin {
-				t.nextPage()
-			}
-		},
-	)
+	t.list = newHistoryList(func() []historyEntry { return t.rows }, t.app.now, func(id widget.ListItemID) {
+		if id >= len(t.rows)-historyPageMargin {
+			t.nextPage()
+		}
+	})
 	t.list.OnSelected = func(id widget.ListItemID) {
 		if !t.quiet && id < len(t.rows) {
 			t.selected = t.rows[id].s.ID
@@ -167,10 +162,7 @@ func (t *historyTab) buildUI() fyne.CanvasObject {
 			t.updateControls()
 		}
 	}
-	t.empty = widget.NewLabel("Loading…")
-	t.empty.Alignment = fyne.TextAlignCenter
-	t.empty.Wrapping = fyne.TextWrapWord
-	t.empty.Importance = widget.LowImportance
+	t.empty = newHistoryEmpty()
 
 	t.open = widget.NewButtonWithIcon("Open", theme.FileIcon(), t.onOpen)
 	t.open.Importance = widget.HighImportance
@@ -214,9 +206,11 @@ func (t *historyTab) showError(what string, err error) {
 	t.app.noteStatus(t.status, err, "")
 }
 
-// updateItem fills a row: the kind's icon, the title, and a line of
-// details or, in a search, the words that matched and where.
-func (t *historyTab) updateItem(r historyEntry, row *fyne.Container) {
+// fillHistoryRow fills a row of a history list (newHistoryItem): the
+// kind's icon, the title, and a line of details or, in a search, the
+// words that matched and where. The History tab and the Captions tab's
+// history panel show their rows so.
+func fillHistoryRow(r historyEntry, row *fyne.Container, now time.Time) {
 	var icon *widget.Icon
 	var lines *fyne.Container
 	for _, o := range row.Objects {
@@ -234,22 +228,16 @@ func (t *historyTab) updateItem(r historyEntry, row *fyne.Container) {
 	if r.snippet != "" {
 		prefix := kindName(r.s.Kind)
 		if r.hasAt {
-			prefix += " at " + clock0(r.at)
+			prefix += " at " + timecode.Of(r.at)
 		}
 		detail.Segments = append([]widget.RichTextSegment{&widget.TextSegment{Text: prefix + ": ", Style: style}}, snippetSegments(r.snippet)...)
 	} else {
 		detail.Segments = []widget.RichTextSegment{&widget.TextSegment{
-			Text:  joinDot(kindName(r.s.Kind), sessionDetails(r.s, t.app.now())),
+			Text:  joinDot(kindName(r.s.Kind), sessionDetails(r.s, now)),
 			Style: style,
 		}}
 	}
 	detail.Refresh()
-}
-
-// clock0 says a time in a recording as mm:ss.
-func clock0(sec float64) string {
-	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
-	return fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // kindIcon is the icon of a kind of session: its tab's.

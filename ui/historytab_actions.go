@@ -17,6 +17,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	esclock "github.com/earshot-app/earshot/internal/clock"
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -79,7 +80,7 @@ func (c *captionsTab) openSessionAt(s store.Session, at float64, hasAt bool) {
 			c.showTranscript(s.ID, s.Title, tr.Captions, info, entities, s.Status)
 			c.app.fileIntel.show(s.Title, tr.Response)
 			c.view.scrollToTime(at)
-			c.setStatus("Opened “"+s.Title+"” at "+clock0(at)+".", widget.MediumImportance)
+			c.setStatus("Opened “"+s.Title+"” at "+timecode.Of(at)+".", widget.MediumImportance)
 		})
 	})
 }

@@ -144,6 +144,26 @@ func TestHistoryTabPages(t *testing.T) {
 	h.waitHistory(t, "every session, read a page at a time", want...)
 }
 
+// TestHistoryTabHitPastAnHour: a hit an hour into a recording is listed
+// at h:mm:ss, as the player shows it (the list wrote 62:03).
+func TestHistoryTabHitPastAnHour(t *testing.T) {
+	h := newHarness(t, nil, Options{})
+	ctx := t.Context()
+	id, err := h.db.CreateSession(ctx, store.Session{Kind: store.KindCaptions, Title: "Long lecture", Started: clockTime.Add(-2 * time.Hour), Source: "Test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.db.AddSegment(ctx, store.Segment{SessionID: id, Start: 3723.4, End: 3726, Text: "the lighthouse keeper"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.db.FinishSession(ctx, id, clockTime.Add(-time.Hour), 3726, store.StatusDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.ui(func() { h.SelectTab("History"); h.history.search.SetText("lighthouse") })
+	h.waitFor(t, "the hit", func() bool { return len(h.history.rows) == 1 && h.history.rows[0].hasAt })
+	h.assertShows(t, "Captions at 1:02:03: ")
+}
+
 func TestHistoryTabSearchAndOpen(t *testing.T) {
 	h := newHarness(t, nil, Options{})
 	ids := seedKinds(t, h.db)
@@ -163,7 +183,7 @@ func TestHistoryTabSearchAndOpen(t *testing.T) {
 	if !call.hasAt || call.at != 10 || !strings.Contains(call.snippet, store.HighlightStart+"invoice"+store.HighlightEnd) {
 		t.Errorf("the conversation's hit: %+v", call)
 	}
-	h.assertShows(t, "Conversation at 00:10: ")
+	h.assertShows(t, "Conversation at 0:10: ")
 	// A filter applies to the search too.
 	h.ui(func() { h.history.kind.SetSelected("Captions") })
 	h.waitHistory(t, "the captions' hit", ids.captions)
@@ -174,7 +194,7 @@ func TestHistoryTabSearchAndOpen(t *testing.T) {
 	h.selectHistory(t, ids.conversation)
 	h.ui(func() { test.Tap(h.history.open) })
 	h.waitFor(t, "the conversation in the Captions tab", func() bool {
-		return h.tabs.Selected().Text == "Captions" && h.captions.shown.id == ids.conversation && strings.Contains(h.captions.status.Text, "at 00:10")
+		return h.tabs.Selected().Text == "Captions" && h.captions.shown.id == ids.conversation && strings.Contains(h.captions.status.Text, "at 0:10")
 	})
 
 	// An agent conversation opens in the Agent tab; an empty search

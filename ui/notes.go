@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 )
 
@@ -297,7 +298,7 @@ func (v *notesView) fill() {
 	if len(n.Speakers) > 0 {
 		speakers = "Speakers: " + strings.Join(n.Speakers, ", ")
 	}
-	v.info.SetText(joinDot(when(n.Started, v.a.now()), sessions.NotesTime(n.Length), speakers))
+	v.info.SetText(joinDot(when(n.Started, v.a.now()), timecode.Of(n.Length), speakers))
 	summary := strings.TrimSpace(n.Summary)
 	if summary == "" {
 		summary = sessions.NoSummary

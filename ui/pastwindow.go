@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
@@ -97,7 +98,7 @@ func (pw *pastWindow) show(s store.Session, tr sessions.Transcript, at float64, 
 	pw.player.load(s.ID)
 	if hasAt {
 		pw.view.scrollToTime(at)
-		pw.setStatus("Opened at "+clock0(at)+", in its own window while the live captions run.", widget.MediumImportance)
+		pw.setStatus("Opened at "+timecode.Of(at)+", in its own window while the live captions run.", widget.MediumImportance)
 		return
 	}
 	pw.setStatus("Opened in its own window while the live captions run.", widget.MediumImportance)

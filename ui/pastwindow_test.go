@@ -87,7 +87,7 @@ func TestPastSessionWindowWhileLive(t *testing.T) {
 	h.ui(func() { test.Tap(h.history.open) })
 	h.waitFor(t, "the window at the caption", func() bool {
 		pw = h.pastWindows[past.ID]
-		return pw != nil && strings.Contains(pw.status.Text, "Opened at 00:03")
+		return pw != nil && strings.Contains(pw.status.Text, "Opened at 0:03")
 	})
 	h.ui(func() {
 		if got := h.tabs.Selected().Text; got != "History" {

@@ -14,13 +14,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/earshot-app/earshot/internal/timecode"
 	"github.com/earshot-app/earshot/sessions"
 	"github.com/earshot-app/earshot/store"
 )
-
-// playheadInterval is how often the playhead is shown while playing: a
-// few times a second moves the word mark with the speech, at little cost.
-const playheadInterval = 100 * time.Millisecond
 
 // transcriptPlayer plays the audio kept with a past session under its
 // transcript in a captionView: a bar with play/pause, the position and a
@@ -75,7 +72,7 @@ func (p *transcriptPlayer) buildUI() fyne.CanvasObject {
 	p.slider.Step = 0.1
 	p.slider.OnChanged = func(v float64) {
 		if !p.setting && p.kept != nil {
-			p.pos.SetText(clock(v) + " / " + clock(p.kept.Duration().Seconds()))
+			p.pos.SetText(timecode.Of(v) + " / " + timecode.Of(p.kept.Duration().Seconds()))
 		}
 	}
 	p.slider.OnChangeEnded = func(v float64) {
@@ -291,33 +288,20 @@ func (p *transcriptPlayer) seek(at time.Duration, play bool) {
 	})
 }
 
-// follow shows the playhead of pl a few times a second until it ends or
-// the player moves on.
+// follow shows the playhead of pl until it ends or the player moves on.
 func (p *transcriptPlayer) follow(pl *sessions.Playing, gen int) {
 	ctx, cancel := context.WithCancel(p.app.ctx)
 	p.watch = cancel
 	p.app.goAsync(func(context.Context) {
-		t := time.NewTicker(playheadInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-pl.Done():
-				p.app.onUI(func() {
-					if gen == p.gen {
-						p.ended()
-					}
-				})
-				return
-			case <-t.C:
-				p.app.onUI(func() {
-					if gen == p.gen && p.playing == pl {
-						p.show(p.position())
-					}
-				})
+		p.app.followPlaying(ctx, pl, func(time.Duration) {
+			if gen == p.gen && p.playing == pl {
+				p.show(p.position())
 			}
-		}
+		}, func(error) {
+			if gen == p.gen {
+				p.ended()
+			}
+		})
 	})
 }
 
@@ -354,7 +338,7 @@ func (p *transcriptPlayer) show(at time.Duration) {
 	}
 	p.at = at
 	sec := at.Seconds()
-	p.pos.SetText(clock(sec) + " / " + clock(p.kept.Duration().Seconds()))
+	p.pos.SetText(timecode.Of(sec) + " / " + timecode.Of(p.kept.Duration().Seconds()))
 	p.setting = true
 	p.slider.SetValue(sec)
 	p.setting = false

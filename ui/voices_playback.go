@@ -343,20 +343,7 @@ func (v *voicesTab) replay(pcm []int16, rate int) {
 			return
 		}
 		v.app.onUI(func() { r.playing = p; v.updateControls() })
-		tick := time.NewTicker(40 * time.Millisecond)
-		defer tick.Stop()
-	loop:
-		for {
-			select {
-			case <-p.Done():
-				break loop
-			case <-tick.C:
-				played := p.Played()
-				v.app.onUI(func() { r.wave.SetPlayhead(played) })
-			}
-		}
-		err = p.Wait()
-		v.app.onUI(func() {
+		v.app.followPlaying(ctx, p, r.wave.SetPlayhead, func(err error) {
 			r.playing = nil
 			r.wave.SetPlayhead(p.Duration())
 			v.updateControls()

@@ -31,6 +31,10 @@ type Fetched struct {
 	PlainURL bool
 	// ContentType is the media type the server named, without parameters.
 	ContentType string
+	// Plain, for a text/plain answer (PlainURL), is its text as it stands,
+	// line breaks and all, decoded to UTF-8 as Extract decodes text: what
+	// the service reads by the URL. Doc holds the same words as paragraphs.
+	Plain string
 }
 
 // Fetch gets url (http or https only) and extracts the document it
@@ -112,6 +116,9 @@ func Fetch(ctx context.Context, client *http.Client, rawURL string) (*Fetched, e
 		return nil, err
 	}
 	out.Doc = doc
+	if out.PlainURL {
+		out.Plain, _ = decodeText(data)
+	}
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,6 +133,10 @@ func TestFetch(t *testing.T) {
 		}
 		if !f.PlainURL || f.ContentType != "text/plain" || f.Doc == nil || f.Doc.Format != Text {
 			t.Errorf("fetched %+v", f)
+		}
+		// Plain is the text as it stands; Doc holds its words.
+		if want, _ := decodeText(plain); f.Plain != want || !slices.Equal(strings.Fields(f.Plain), strings.Fields(f.Doc.Text())) {
+			t.Errorf("Plain %q", f.Plain)
 		}
 	})
 

@@ -39,7 +39,7 @@ func endsSentence(w, next string) bool {
 	switch {
 	case isCJKStop(r):
 		return true
-	case r == '!' || r == '?' || r == '‼' || r == '⁇' || r == '⁈' || r == '⁉' || r == '…':
+	case isStop(r) && r != '.':
 		// A lower-case word after the mark goes on with the sentence
 		// ("Stop!" he said; Wait… what?).
 		return !startsLower(next)
@@ -110,6 +110,26 @@ func isInitials(stem string) bool {
 		}
 		i++
 	}
+}
+
+// EndsInStop reports whether word w ends in a mark that ends sentences
+// (a period, "!", "?", "…" or a CJK stop), before any closing quotes or
+// brackets. Unlike the sentences Sentences finds, it does not ask
+// whether the period is an abbreviation's: it is for text already cut
+// into lines, such as captions, where it tells a line that needs no full
+// stop added.
+func EndsInStop(w string) bool {
+	r, _ := utf8.DecodeLastRuneInString(trimClosers(w))
+	return isStop(r)
+}
+
+// isStop reports whether r is a mark that ends sentences.
+func isStop(r rune) bool {
+	switch r {
+	case '.', '!', '?', '‼', '⁇', '⁈', '⁉', '…':
+		return true
+	}
+	return isCJKStop(r)
 }
 
 // EndsClause reports whether word w ends a clause inside a sentence: it

@@ -18,6 +18,12 @@
 // blank line ends a paragraph and so a sentence. A decimal such as 3.14
 // ends nothing, as no white space follows its point.
 //
+// Text still arriving (a model's reply, a stream of Speak messages) is
+// cut where it is complete: Complete after its last whole sentence,
+// CompleteClause after a clause when it runs long with none. Text already
+// cut into lines (captions) asks EndsInStop whether a line ends in a mark
+// that ends sentences.
+//
 // Longer texts are cut into pieces of bounded length: Split for the
 // engine's synthesis (a short first piece so audio starts fast), Chunks
 // for a service's limit on characters per message. A sentence over the

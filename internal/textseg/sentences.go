@@ -81,6 +81,32 @@ func Complete(text string) int {
 	return cut
 }
 
+// CompleteClause returns how much of text, which is still arriving and
+// has run long with no sentence complete, can be taken as a piece: the
+// offset just past the white space after the last clause end (see
+// EndsClause) within its first max characters (runes, white space
+// counted as it stands), or 0 when no clause ends there. As with
+// Complete, a word counts only once white space follows it.
+func CompleteClause(text string, max int) int {
+	cut, n, prev := 0, 0, 0
+	for s, e := nextWord(text, 0); s >= 0; s, e = nextWord(text, e) {
+		n += utf8.RuneCountInString(text[prev:e])
+		prev = e
+		if n > max {
+			break
+		}
+		ns, _ := nextWord(text, e)
+		gapEnd := ns
+		if ns < 0 {
+			gapEnd = len(text)
+		}
+		if gapEnd > e && EndsClause(text[s:e]) {
+			cut = gapEnd
+		}
+	}
+	return cut
+}
+
 // eachSentence calls f with the words of each sentence of text, in order;
 // ws is never empty and is reused (buf is its first backing array).
 func eachSentence(text string, buf []Span, f func(ws []Span)) {

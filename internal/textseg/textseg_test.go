@@ -148,6 +148,44 @@ func TestComplete(t *testing.T) {
 	}
 }
 
+// TestCompleteClause holds the cut of a long text still arriving with no
+// complete sentence: after the last clause end within the limit.
+func TestCompleteClause(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		max  int
+		want int
+	}{
+		{"", 10, 0},
+		{"one, two, three", 100, 10},
+		{"one, two, three, ", 100, 17},
+		{"one, two, three,", 100, 10}, // the last comma's word may go on
+		{"one, two, three", 8, 5},     // "one, two," is 9 characters
+		{"one, two, three", 9, 10},
+		{"as follows: a list; and — so", 100, 28},
+		{"no clause ends here at all", 100, 0},
+		{"comma,in a word", 100, 0},
+		{"ça, oui", 3, 5}, // runes, not bytes
+		{"ça, oui", 2, 0},
+		{"first, ", 0, 0},
+	} {
+		if got := CompleteClause(tc.text, tc.max); got != tc.want {
+			t.Errorf("CompleteClause(%q, %d) = %d (%q), want %d", tc.text, tc.max, got, tc.text[:got], tc.want)
+		}
+	}
+}
+
+func TestEndsInStop(t *testing.T) {
+	for w, want := range map[string]bool{
+		"end.": true, "Dr.": true, "why?": true, "no!": true, "so…": true, "what⁉": true, `said."`: true, "(end.)": true,
+		"終わり。": true, "word": false, "3.14": false, "this,": false, "": false, `"quote"`: false,
+	} {
+		if got := EndsInStop(w); got != want {
+			t.Errorf("EndsInStop(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
 func TestEndsClause(t *testing.T) {
 	for w, want := range map[string]bool{
 		"stopped,": true, "this;": true, "as follows:": true, "so—": true, "so–": true, "-": true, "--": true,
@@ -296,37 +334,49 @@ func FuzzSentences(f *testing.F) {
 	})
 }
 
-// FuzzComplete: the cut of text still arriving is within it, on a rune
-// boundary, after white space, and never inside a word.
+// FuzzComplete: the cuts of text still arriving (Complete, CompleteClause)
+// are within it, on a rune boundary, after white space, and never inside
+// a word; a clause cut is within its limit.
 func FuzzComplete(f *testing.F) {
 	for _, s := range []string{"", "Hello. World", "Dr. Who? Yes! No.", `"Stop." he said. `, "a.b. c", "Ça va? Oui. ", "\xff. x", ".  ", "?\u00a0x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		cut := Complete(text)
-		if cut < 0 || cut > len(text) {
-			t.Fatalf("cut %d outside %q", cut, text)
-		}
-		if cut == 0 {
-			return
-		}
-		onBoundary := cut == len(text)
-		for i := range text {
-			onBoundary = onBoundary || i == cut
-		}
-		if !onBoundary {
-			t.Fatalf("cut %d inside a rune of %q", cut, text)
-		}
-		r, _ := utf8.DecodeLastRuneInString(text[:cut])
-		if !unicode.IsSpace(r) {
-			t.Fatalf("cut %d of %q not after white space", cut, text)
-		}
-		if cut < len(text) {
-			if r, _ := utf8.DecodeRuneInString(text[cut:]); unicode.IsSpace(r) {
-				t.Fatalf("cut %d of %q leaves white space behind", cut, text)
-			}
+		checkCut(t, text, Complete(text))
+		clause := CompleteClause(text, 40)
+		checkCut(t, text, clause)
+		if clause > 0 && utf8.RuneCountInString(strings.TrimRightFunc(text[:clause], unicode.IsSpace)) > 40 {
+			t.Fatalf("clause cut %d of %q beyond 40 characters", clause, text)
 		}
 	})
+}
+
+// checkCut holds a cut of text still arriving: within it, on a rune
+// boundary, after white space, and never inside a word.
+func checkCut(t *testing.T, text string, cut int) {
+	t.Helper()
+	if cut < 0 || cut > len(text) {
+		t.Fatalf("cut %d outside %q", cut, text)
+	}
+	if cut == 0 {
+		return
+	}
+	onBoundary := cut == len(text)
+	for i := range text {
+		onBoundary = onBoundary || i == cut
+	}
+	if !onBoundary {
+		t.Fatalf("cut %d inside a rune of %q", cut, text)
+	}
+	r, _ := utf8.DecodeLastRuneInString(text[:cut])
+	if !unicode.IsSpace(r) {
+		t.Fatalf("cut %d of %q not after white space", cut, text)
+	}
+	if cut < len(text) {
+		if r, _ := utf8.DecodeRuneInString(text[cut:]); unicode.IsSpace(r) {
+			t.Fatalf("cut %d of %q leaves white space behind", cut, text)
+		}
+	}
 }
 
 // FuzzChunks: chunks cover the text in order and none is longer than the
