@@ -14,6 +14,7 @@ import (
 
 	"github.com/earshot-app/earshot/api"
 	"github.com/earshot-app/earshot/engine"
+	iclock "github.com/earshot-app/earshot/internal/clock"
 )
 
 // The recogniser's lazy load, measured in fresh processes (this program
@@ -44,17 +45,8 @@ type probeResult struct {
 func runProbe(ctx context.Context, kind string) error {
 	// The idle release's timer, fired by the probe instead of waiting
 	// three minutes.
-	var (
-		mu      sync.Mutex
-		release func()
-	)
-	afterFunc := func(d time.Duration, f func()) func() bool {
-		mu.Lock()
-		release = f
-		mu.Unlock()
-		return func() bool { return true }
-	}
-	local, err := engine.StartLocal(engine.Config{AfterFunc: afterFunc})
+	clk := &probeClock{}
+	local, err := engine.StartLocal(engine.Config{Clock: clk})
 	if err != nil {
 		return err
 	}
@@ -97,9 +89,9 @@ func runProbe(ctx context.Context, kind string) error {
 		}
 		r.LoadedMS = ms(d)
 		r.LoadedRSSMB = rss()
-		mu.Lock()
-		f := release
-		mu.Unlock()
+		clk.mu.Lock()
+		f := clk.release
+		clk.mu.Unlock()
 		if f == nil {
 			return errors.New("the engine armed no idle release")
 		}
@@ -198,3 +190,26 @@ func lazyLoadTable(ctx context.Context, reps int) error {
 	fmt.Println()
 	return nil
 }
+
+// probeClock is the system's clock, except that a function the engine
+// asks to be called later (the recogniser's idle release, in a probe
+// that only transcribes) is kept for the probe to call at once.
+type probeClock struct {
+	iclock.Real
+	mu      sync.Mutex
+	release func()
+}
+
+func (c *probeClock) AfterFunc(_ time.Duration, f func()) iclock.Timer {
+	c.mu.Lock()
+	c.release = f
+	c.mu.Unlock()
+	return heldTimer{}
+}
+
+// heldTimer is the timer of a function the probe calls itself.
+type heldTimer struct{}
+
+func (heldTimer) C() <-chan time.Time      { return nil }
+func (heldTimer) Stop() bool               { return true }
+func (heldTimer) Reset(time.Duration) bool { return true }
