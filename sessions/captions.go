@@ -359,10 +359,9 @@ func (r *captionsRun) run(ctx context.Context) error {
 				return err
 			}
 		case err := <-cw.pong():
-			if !cw.answered(err) {
-				return r.finishDone(ErrServiceSilent)
+			if why := cw.answered(err, r.closeAfter()); why != nil {
+				return r.finishDone(why)
 			}
-			cw.progress(r.closeAfter()) // there, and busy with the audio it has
 		case <-cw.bound():
 			return r.finishDone(ErrServiceSlow)
 		case m := <-r.muteCh():

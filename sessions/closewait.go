@@ -88,16 +88,19 @@ func (w *closeWait) silent(ctx context.Context, wg *sync.WaitGroup, ping func(co
 	return true
 }
 
-// answered ends the ping whose answer err arrived, and reports whether
-// the service is there to be waited for; what did not answer is logged.
-func (w *closeWait) answered(err error) bool {
+// answered ends the ping whose answer err arrived. A service that
+// answered is there, and busy with the audio it has: it is waited for
+// again, for after. One that did not is logged, and answered returns
+// ErrServiceSilent: the run gives up.
+func (w *closeWait) answered(err error, after time.Duration) error {
 	if w.cancel != nil {
 		w.cancel()
 		w.cancel = nil
 	}
 	if err != nil {
 		w.log.Info(w.session+": the service did not answer at Stop", "err", err)
-		return false
+		return ErrServiceSilent
 	}
-	return true
+	w.progress(after)
+	return nil
 }

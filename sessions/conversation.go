@@ -527,10 +527,9 @@ func (r *conversationRun) run(ctx context.Context) error {
 				return r.finishDone(ErrServiceSilent)
 			}
 		case err := <-cw.pong():
-			if !cw.answered(err) {
-				return r.finishDone(ErrServiceSilent)
+			if why := cw.answered(err, r.closeAfter()); why != nil {
+				return r.finishDone(why)
 			}
-			cw.progress(r.closeAfter()) // there, and busy with the audio it has
 		case <-cw.bound():
 			return r.finishDone(ErrServiceSlow)
 		case f, ok := <-frames:
